@@ -1,0 +1,227 @@
+"""The game contract every rules engine implements: pure rules, no I/O, no clocks."""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+# A move and an event payload are plain msgpack/JSON data (ints, strings, lists, maps).
+Move = Any
+Event = list  # [actor, payload]: actor is a seat, or -1 for the referee (chance)
+REFEREE = -1
+
+
+class GameError(Exception):
+    """Base class of every error a rules engine raises."""
+
+
+class SetupError(GameError, ValueError):
+    """A setup map is not valid for the game; the message names the field."""
+
+    def __init__(self, game: str, message: str) -> None:
+        super().__init__(f"{game}: {message}")
+        self.game = game
+        self.detail = message
+
+
+class IllegalMove(GameError):
+    """A move is not legal in the current position (wrong shape or type included)."""
+
+    def __init__(self, move: Move, reason: str) -> None:
+        super().__init__(f"illegal move {move!r}: {reason}")
+        self.move = move
+        self.reason = reason
+
+
+class EndReason:
+    """How a game ended by its own rules (the referee adds the failure reasons)."""
+
+    NORMAL = "normal"
+    BLOCKED = "blocked"
+    RESIGNED = "resigned"
+
+
+def ranks_from_scores(scores: Sequence[float]) -> list[int]:
+    """Rank 1 is best; equal scores share a rank (competition ranking: 1, 1, 3)."""
+    return [1 + sum(1 for other in scores if other > mine) for mine in scores]
+
+
+def chance_rng(seed: int, counter: int) -> random.Random:
+    """The referee's generator for the counter-th chance draw of a match seeded with seed.
+
+    Seeding per draw (not one long stream) keeps states plain data: a state holds only
+    the seed and the counter, and a replay verifier reproduces any draw on its own.
+    """
+    return random.Random(f"arena:{seed}:{counter}")
+
+
+class State(ABC):
+    """A position of one match: whose turn, legal moves, applying moves, results."""
+
+    game: ClassVar["Game"]
+
+    @abstractmethod
+    def to_move(self) -> int | None:
+        """The seat to move, or None when the game is over."""
+
+    @abstractmethod
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the seat to move, in a deterministic order."""
+
+    @abstractmethod
+    def apply(self, move: Move) -> list[Event]:
+        """Play a move of the seat to move; return the referee events it caused.
+
+        Raises IllegalMove (state unchanged) when the move is not legal or malformed.
+        """
+
+    @abstractmethod
+    def is_over(self) -> bool:
+        """True when the game has ended by its own rules."""
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """The score of every seat (meaningful at any time, final once over)."""
+
+    @abstractmethod
+    def render(self) -> str:
+        """A deterministic text picture of the position."""
+
+    @abstractmethod
+    def to_data(self) -> dict[str, Any]:
+        """The whole state as plain data (inverse of Game.state_from_data)."""
+
+    def apply_event(self, payload: Any) -> None:
+        """Impose a referee (chance) event received from the referee on this state.
+
+        Chance events are assignments ("the offer is now X", "the smashed block is now T"),
+        so a bot's copy of the state, which drew its own guess for the outcome while
+        applying a move, becomes the referee's state by applying the event it receives.
+        Games without chance keep this default, which refuses any event.
+        """
+        raise IllegalMove(payload, f"{self.game.name} has no referee events")
+
+    def end_reason(self) -> str:
+        """Why the game ended: `normal`, or `blocked` when the mover had no legal move."""
+        return EndReason.NORMAL
+
+    def resigned(self) -> int | None:
+        """The seat that resigned (end reason `resigned`), else None."""
+        return None
+
+    def forfeit_scores(self, offender: int) -> list[float]:
+        """Scores when offender fails (timeout, crash, ...): by default the scores so far.
+
+        Win/loss games override this to give the other seat the win.
+        """
+        return self.scores()
+
+    def ranks(self) -> list[int]:
+        """Ranks derived from scores (1 is best, ties share)."""
+        return ranks_from_scores(self.scores())
+
+    def copy(self) -> "State":
+        """An independent copy of this state."""
+        return self.game.state_from_data(self.to_data())
+
+    def to_setup(self) -> dict[str, Any]:
+        """A setup that starts a new match from this very position."""
+        raise NotImplementedError(f"{self.game.name} cannot turn a position into a setup")
+
+
+class Game(ABC):
+    """Metadata and factories of one game; subclasses are registered in arena.games."""
+
+    name: ClassVar[str]
+    version: ClassVar[int]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    description: ClassVar[str] = ""
+
+    @abstractmethod
+    def validate_setup(self, setup: Mapping[str, Any], players: int) -> dict[str, Any]:
+        """Check a complete setup; return it normalised. Raises SetupError naming the field."""
+
+    @abstractmethod
+    def random_setup(
+        self, rng: random.Random, players: int, partial: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Complete a partial setup (keys given are kept) into a valid one, using rng.
+
+        Keys the game does not know as setup fields may carry generator options
+        (board size ranges, density, ...); they do not appear in the result.
+        """
+
+    @abstractmethod
+    def start(self, setup: Mapping[str, Any], players: int, seed: int) -> tuple[State, list[Event]]:
+        """The initial state of a match and the referee events it opens with (e.g. an offer)."""
+
+    @abstractmethod
+    def state_from_data(self, data: Mapping[str, Any]) -> State:
+        """Rebuild a state from State.to_data()."""
+
+    def parse_setup_file(self, data: bytes, filename: str) -> dict[str, Any] | None:
+        """Parse a setup file in a format of the game's own (not JSON/TOML); pure, no I/O.
+
+        Return None when filename's format is not one of the game's own; raise SetupError
+        naming what is wrong when it is but the content is malformed.
+        """
+        return None
+
+    def check_players(self, players: int) -> None:
+        """Raise SetupError when the number of seats is outside the game's range."""
+        if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
+            span = (
+                str(self.min_players)
+                if self.min_players == self.max_players
+                else f"{self.min_players}..{self.max_players}"
+            )
+            raise SetupError(self.name, f"players must be {span}, got {players}")
+
+    def render_move(self, move: Move) -> str:
+        """A short human-readable form of a move (for `--show` and replays)."""
+        return repr(move)
+
+
+# --- small validation helpers shared by the engines -------------------------------------
+
+
+def need_int(game: str, name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    """Return value if it is an int (not a bool) within [lo, hi]; else raise SetupError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SetupError(game, f"{name} must be an integer, got {value!r}")
+    if lo is not None and value < lo or hi is not None and value > hi:
+        raise SetupError(game, f"{name} must be in {lo}..{hi}, got {value}")
+    return value
+
+
+def need_list(game: str, name: str, value: Any) -> list[Any]:
+    """Return value if it is a list or tuple (as a list); else raise SetupError."""
+    if not isinstance(value, (list, tuple)):
+        raise SetupError(game, f"{name} must be a list, got {type(value).__name__}")
+    return list(value)
+
+
+def need_pair(game: str, name: str, value: Any) -> tuple[int, int]:
+    """Return value as an (int, int) pair; else raise SetupError."""
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != 2
+        or any(isinstance(v, bool) or not isinstance(v, int) for v in value)
+    ):
+        raise SetupError(game, f"{name} must be a pair of integers, got {value!r}")
+    return int(value[0]), int(value[1])
+
+
+def reject_unknown(game: str, setup: Mapping[str, Any], known: set[str]) -> None:
+    """Raise SetupError naming the first key of setup that the game does not know."""
+    for key in setup:
+        if key not in known:
+            raise SetupError(game, f"unknown setup key {key!r} (known: {', '.join(sorted(known))})")
+
+
+def is_int(value: Any) -> bool:
+    """True for a real int (bools excluded): wire moves must not smuggle True as 1."""
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -1,0 +1,48 @@
+"""Helpers for bots that keep the position with the arena's own rules engines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games import REFEREE, Move, State, get_game
+from protocol.bot import Bot
+
+
+class GameBot(Bot):
+    """A Bot that mirrors the match in `self.state`; subclasses implement `choose`."""
+
+    def init_game(
+        self,
+        game: str,
+        seat: int,
+        players: int,
+        setup: dict[str, Any],
+        time_left_ms: int,
+        match: str,
+    ) -> None:
+        self.seat = seat
+        self.players = players
+        # The seed only drives chance; the referee's events overwrite every chance outcome.
+        self.state, _ = get_game(game).start(setup, players, 0)
+        self.on_init(time_left_ms)
+
+    def on_init(self, time_left_ms: int) -> None:
+        """Hook: prepare for the match (the clock is running)."""
+
+    def observe(self, events: list[list[Any]]) -> None:
+        """Apply the other seats' moves and the referee's events to self.state."""
+        for actor, payload in events:
+            if actor == REFEREE:
+                self.state.apply_event(payload)
+            else:
+                self.state.apply(payload)
+
+    def turn(self, events: list[list[Any]], time_left_ms: int) -> Move:
+        self.observe(events)
+        move = self.choose(self.state, time_left_ms)
+        self.state.apply(move)
+        return move
+
+    def choose(self, state: State, time_left_ms: int) -> Move:
+        """Return the move to play in state (self.seat is to move)."""
+        raise NotImplementedError

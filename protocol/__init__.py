@@ -1,0 +1,7 @@
+"""Protocol v1 of the arena: messages, the msgpack codec with hard limits, the Python bot SDK."""
+
+from protocol.bot import Bot
+from protocol.codec import ProtocolError, decode, encode
+from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, Reason
+
+__all__ = ["Bot", "MAX_MESSAGE_BYTES", "PROTOCOL_VERSION", "ProtocolError", "Reason", "decode", "encode"]

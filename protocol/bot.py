@@ -1,0 +1,48 @@
+"""The Python bot SDK: subclass Bot, implement its handlers, serve it with protocol.run."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+
+class Bot:
+    """Base class of a Python bot; one instance serves any number of matches in a row.
+
+    Options given on the command line (`name:key=value,...` or `--option key=value`) or
+    in a tournament config arrive as keyword arguments; `seed` seeds `self.rng` afresh for
+    every match, so a bot is deterministic for a given seed.
+    """
+
+    name: ClassVar[str] = ""  # registered name, e.g. "random"
+    game: ClassVar[str] = ""  # the game it plays, e.g. "blocking"
+    description: ClassVar[str] = ""
+
+    def __init__(self, seed: int = 0, **options: Any) -> None:
+        self.seed = seed
+        self.options = options
+        self.rng = random.Random(seed)
+
+    def reseed(self, match: str, seat: int) -> None:
+        """Seed self.rng from the bot's seed and the match (called before init_game)."""
+        self.rng = random.Random(f"{self.seed}:{match}:{seat}")
+
+    def init_game(
+        self,
+        game: str,
+        seat: int,
+        players: int,
+        setup: dict[str, Any],
+        time_left_ms: int,
+        match: str,
+    ) -> None:
+        """A match starts: remember whatever is needed (the clock is already running)."""
+
+    def turn(self, events: list[list[Any]], time_left_ms: int) -> Any:
+        """Return a move; events holds [seat, move] and [-1, payload] since the last turn."""
+        raise NotImplementedError
+
+    def end_game(
+        self, scores: list[float], ranks: list[int], reason: str, offender: int | None
+    ) -> None:
+        """The match is over (no answer is expected)."""

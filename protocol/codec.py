@@ -1,0 +1,129 @@
+"""The msgpack codec of protocol v1: every frame is one map; untrusted bytes meet hard limits."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+import msgpack
+
+from protocol.messages import (
+    BOT_TYPES,
+    MAX_CONTAINER_LEN,
+    MAX_DEPTH,
+    MAX_MESSAGE_BYTES,
+    MAX_STR_LEN,
+    REFEREE_TYPES,
+)
+
+_PLAIN_SCALARS = (str, int, float, bool, type(None))
+
+# Fields each message must carry, with the Python types they decode to.
+_REQUIRED: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "hello": {"protocol": int, "token": str},
+    "ready": {"seq": int},
+    "move": {"seq": int},
+    "welcome": {"protocol": int},
+    "init": {
+        "seq": int,
+        "match": str,
+        "game": str,
+        "seat": int,
+        "players": int,
+        "setup": dict,
+        "time_left_ms": int,
+    },
+    "turn": {"seq": int, "match": str, "events": list, "time_left_ms": int},
+    "end": {"seq": int, "match": str, "scores": list, "ranks": list, "reason": str},
+    "bye": {},
+}
+
+
+class ProtocolError(ValueError):
+    """A frame breaks protocol v1 (malformed, oversized, too deep, unknown type, bad field)."""
+
+    def __init__(self, message: str, size: int | None = None) -> None:
+        super().__init__(message)
+        self.size = size
+
+
+def _refuse_ext(code: int, data: bytes) -> Any:
+    raise ProtocolError(f"msgpack ext type {code} is not allowed")
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """Pack one message map into one frame."""
+    return msgpack.packb(message, use_bin_type=True)
+
+
+def _check_plain(value: Any) -> None:
+    """Reject nesting deeper than MAX_DEPTH and any type JSON could not hold (bytes, ext)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, _PLAIN_SCALARS):
+            continue
+        if depth > MAX_DEPTH:
+            raise ProtocolError(f"message nested deeper than {MAX_DEPTH} levels")
+        if isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    raise ProtocolError(f"map key {key!r} is not a string")
+                stack.append((child, depth + 1))
+        else:
+            raise ProtocolError(f"value of type {type(item).__name__} is not allowed")
+
+
+def decode(data: bytes) -> dict[str, Any]:
+    """Unpack one untrusted frame into a map; any malformed input raises ProtocolError."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError(f"message of {len(data)} bytes exceeds {MAX_MESSAGE_BYTES}", len(data))
+    try:
+        value = msgpack.unpackb(
+            data,
+            raw=False,
+            strict_map_key=True,
+            use_list=True,
+            ext_hook=_refuse_ext,
+            max_str_len=MAX_STR_LEN,
+            max_bin_len=0,
+            max_array_len=MAX_CONTAINER_LEN,
+            max_map_len=MAX_CONTAINER_LEN,
+            max_ext_len=0,
+        )
+    except ProtocolError:
+        raise
+    except Exception as exc:  # msgpack raises several unrelated types for bad bytes
+        raise ProtocolError(f"not a msgpack value: {type(exc).__name__}: {exc}") from None
+    if not isinstance(value, dict):
+        raise ProtocolError(f"frame holds a {type(value).__name__}, not a map")
+    _check_plain(value)
+    return value
+
+
+def check_message(message: dict[str, Any], allowed: Collection[str]) -> str:
+    """Check type and required fields of a decoded message; return its type."""
+    kind = message.get("type")
+    if not isinstance(kind, str) or kind not in allowed:
+        raise ProtocolError(f"unknown message type {kind!r}")
+    for name, typ in _REQUIRED[kind].items():
+        value = message.get(name)
+        if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
+            raise ProtocolError(f"{kind}: field {name!r} missing or not {getattr(typ, '__name__', typ)}")
+    if kind == "move" and "move" not in message:
+        raise ProtocolError("move: field 'move' missing")
+    return kind
+
+
+def decode_from_bot(data: bytes) -> tuple[str, dict[str, Any]]:
+    """Decode and check a frame a bot sent; return (type, message)."""
+    message = decode(data)
+    return check_message(message, BOT_TYPES), message
+
+
+def decode_from_referee(data: bytes) -> tuple[str, dict[str, Any]]:
+    """Decode and check a frame the referee sent; return (type, message)."""
+    message = decode(data)
+    return check_message(message, REFEREE_TYPES), message

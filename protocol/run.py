@@ -1,0 +1,143 @@
+"""Serve a Python Bot over protocol v1: `python -m protocol.run path/bot.py | module:Class`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from protocol.bot import Bot
+from protocol.codec import ProtocolError, decode_from_referee, encode
+from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
+
+
+class BotLoadError(Exception):
+    """The bot named on the command line cannot be loaded."""
+
+
+def _bot_classes(namespace: dict[str, Any], module_name: str) -> list[type[Bot]]:
+    return [
+        obj
+        for obj in namespace.values()
+        if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot
+        and obj.__module__ == module_name
+    ]
+
+
+def load_bot_class(spec: str) -> type[Bot]:
+    """Load a Bot subclass from `path/bot.py`, `path/bot.py:Class` or `module:Class`."""
+    target, _, class_name = spec.partition(":") if not spec.endswith(".py") else (spec, "", "")
+    if target.endswith(".py"):
+        path = Path(target)
+        if not path.is_file():
+            raise BotLoadError(f"no such bot file: {target}")
+        module_name = f"arena_bot_{abs(hash(str(path.resolve())))}"
+        module_spec = importlib.util.spec_from_file_location(module_name, path)
+        if module_spec is None or module_spec.loader is None:
+            raise BotLoadError(f"cannot load {target}")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[module_name] = module
+        sys.path.insert(0, str(path.resolve().parent))
+        module_spec.loader.exec_module(module)
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ImportError as exc:
+            raise BotLoadError(f"cannot import {target}: {exc}") from None
+        module_name = module.__name__
+    if class_name:
+        cls = getattr(module, class_name, None)
+        if not (inspect.isclass(cls) and issubclass(cls, Bot)):
+            raise BotLoadError(f"{target} has no Bot subclass {class_name}")
+        return cls
+    found = _bot_classes(vars(module), module_name)
+    if len(found) != 1:
+        names = ", ".join(c.__name__ for c in found) or "none"
+        raise BotLoadError(f"{target} must define exactly one Bot subclass (found {names}); name one as {target}:Class")
+    return found[0]
+
+
+def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
+    """Connect to the referee and serve matches until `bye`; return the exit status."""
+    context = zmq.Context.instance()
+    sock = context.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 1000)
+    sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES * 16)
+    sock.connect(endpoint)
+    hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "token": token,
+             "name": name or bot.name or type(bot).__name__}
+    sock.send(encode(hello))
+    try:
+        while True:
+            kind, msg = decode_from_referee(sock.recv())
+            if kind == "init":
+                bot.reseed(msg["match"], msg["seat"])
+                bot.init_game(msg["game"], msg["seat"], msg["players"], msg["setup"],
+                              msg["time_left_ms"], msg["match"])
+                sock.send(encode({"type": "ready", "seq": msg["seq"]}))
+            elif kind == "turn":
+                move = bot.turn(msg["events"], msg["time_left_ms"])
+                sock.send(encode({"type": "move", "seq": msg["seq"], "move": move}))
+            elif kind == "end":
+                bot.end_game(msg["scores"], msg["ranks"], msg["reason"], msg.get("offender"))
+            elif kind == "bye":
+                return 0
+    except ProtocolError as exc:
+        print(f"protocol error from referee: {exc}", file=sys.stderr)
+        return 3
+    finally:
+        sock.close()
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """Turn ["k=v", ...] into a map; values are JSON when they parse, else strings."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise BotLoadError(f"option {pair!r} is not KEY=VALUE")
+        try:
+            options[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key] = raw
+    return options
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry: load the bot, read the environment, serve."""
+    parser = argparse.ArgumentParser(prog="python -m protocol.run", description=__doc__)
+    parser.add_argument("bot", help="path/bot.py, path/bot.py:Class or module:Class")
+    parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                        help="bot option (JSON value or string); repeatable")
+    parser.add_argument("--options-json", default="", help="bot options as one JSON map")
+    parser.add_argument("--name", default="", help="name to present in hello")
+    args = parser.parse_args(argv)
+    endpoint, token = os.environ.get(ENV_ENDPOINT), os.environ.get(ENV_TOKEN)
+    if not endpoint or not token:
+        print(f"{ENV_ENDPOINT} and {ENV_TOKEN} must be set (the referee sets them)", file=sys.stderr)
+        return 2
+    try:
+        options = json.loads(args.options_json) if args.options_json else {}
+        options.update(parse_options(args.option))
+        bot = load_bot_class(args.bot)(**options)
+    except (BotLoadError, json.JSONDecodeError, TypeError) as exc:
+        print(f"cannot start bot: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return serve(bot, endpoint, token, args.name)
+    except Exception:  # a bug in the bot: report it, exit non-zero (the referee sees a crash)
+        traceback.print_exc()
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
