@@ -1,0 +1,213 @@
+"""The `arena` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from arena.botspec import BotSpecError, parse_bot_spec
+from arena.clock import ClockError, ClockSettings
+from arena.games import GameError, State, UnknownGame, game_names, get_game
+from arena.match import MatchPlan, complete_setup, default_log_path, play_match
+from arena.matchlog import LogError, read_log
+from arena.plugins import bots_for
+from arena.replay import render_replay, verify
+from arena.setups import SetupFileError, load_setup_file, parse_set_values
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class CliError(Exception):
+    """Bad input on the command line: reported as one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
+    return value
+
+
+def _game(name: str):  # noqa: ANN202 - returns the registered Game
+    try:
+        return get_game(name)
+    except UnknownGame as exc:
+        raise CliError(str(exc)) from None
+
+
+def resolve_setup(game_name: str, setup_file: str | None, sets: list[str], players: int, seed: int) -> dict[str, Any]:
+    """--setup FILE, overridden by --set values, completed from the seed, validated."""
+    game = _game(game_name)
+    try:
+        partial = load_setup_file(setup_file, game) if setup_file else {}
+        partial.update(parse_set_values(sets))
+        return complete_setup(game, partial, players, seed)
+    except (SetupFileError, GameError) as exc:
+        raise CliError(str(exc)) from None
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    """Play one match and report it."""
+    game = _game(args.game)
+    try:
+        bots = [parse_bot_spec(text, game.name) for text in args.bots]
+    except BotSpecError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        game.check_players(len(bots))
+    except GameError as exc:
+        raise CliError(f"{exc} (one BOT per seat)") from None
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    setup = resolve_setup(game.name, args.setup, args.set, len(bots), seed)
+    try:
+        clock = ClockSettings(budget_ms=args.budget_ms, increment_ms=args.increment_ms,
+                              margin_ms=args.margin_ms)
+    except ClockError as exc:
+        raise CliError(str(exc)) from None
+    log_path = args.log or default_log_path(game.name, seed)
+    names = [b.name for b in bots]
+    show: Callable[[State, int, Any], None] | None = None
+    if args.show:
+        initial, _ = game.start(setup, len(bots), seed)
+        print(initial.render(), flush=True)
+
+        def show(state: State, seat: int, move: Any) -> None:
+            print(f"\n{names[seat]} (seat {seat}) chose {game.render_move(move)}.", flush=True)
+            print(state.render(), flush=True)
+
+    plan = MatchPlan(game, bots, setup, seed, clock, f"{game.name}-{seed}", log_path)
+    result = play_match(plan, on_ply=show)
+    if args.json:
+        print(json.dumps(result.summary()))
+    else:
+        if args.show:
+            print()
+        print(f"{game.name} seed {seed}: {describe(result)}")
+        print(f"log: {result.log}")
+    return EXIT_OK
+
+
+def describe(result: Any) -> str:
+    """One line saying who won and why."""
+    best = min(result.ranks)
+    winners = [result.names[i] for i, r in enumerate(result.ranks) if r == best]
+    outcome = (f"{winners[0]} (seat {result.ranks.index(best)}) wins" if len(winners) == 1 and result.players > 1
+               else f"shared first place: {', '.join(winners)}" if len(winners) > 1 else "solo game")
+    tail = f", offender seat {result.offender}" if result.offender is not None else ""
+    detail = f" ({result.detail})" if result.detail else ""
+    return (f"{outcome}; reason {result.reason}{tail}{detail}; scores {result.scores}; "
+            f"ranks {result.ranks}; {result.plies} plies")
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    """List the registered games."""
+    for name in game_names():
+        game = get_game(name)
+        span = f"{game.min_players}" if game.min_players == game.max_players else f"{game.min_players}-{game.max_players}"
+        print(f"{name:10} v{game.version}  {span} players  {game.description}")
+    return EXIT_OK
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    """List the registered bots, of one game or of all."""
+    games = [_game(args.game).name] if args.game else game_names()
+    for game in games:
+        for bot in bots_for(game):
+            print(f"{game:10} {bot.name:12} {bot.description}")
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Print, dump or verify a match log."""
+    try:
+        log = read_log(args.log)
+    except LogError as exc:
+        raise CliError(str(exc)) from None
+    if args.json:
+        print(json.dumps(log.to_json_data(), indent=1))
+        return EXIT_OK
+    if args.verify:
+        verdict = verify(log)
+        print(("OK " if verdict.ok else "FAILED ") + verdict.message)
+        if verdict.truncated:
+            print(f"log is truncated: it holds {len(log.moves)} plies")
+        return EXIT_OK if verdict.ok and not verdict.truncated else EXIT_FAILED
+    try:
+        for line in render_replay(log, args.at):
+            print(line)
+    except UnknownGame as exc:
+        raise CliError(str(exc)) from None
+    return EXIT_OK
+
+
+def build_parser() -> Parser:
+    """The argument parser of every subcommand."""
+    parser = Parser(prog="arena", description="Referee, tournaments and replays for game-playing bots.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debugging details")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    m = sub.add_parser("match", help="play one match")
+    m.add_argument("game")
+    m.add_argument("bots", nargs="+", metavar="BOT",
+                   help="registered name, path/bot.py, module:Class or exec:COMMAND (one per seat)")
+    m.add_argument("--setup", metavar="FILE", help="setup file (JSON, TOML, or the game's own format)")
+    m.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="setup key (JSON value); overrides --setup; repeatable")
+    m.add_argument("--seed", type=_non_negative, help="match seed (random board completion, chance)")
+    m.add_argument("--budget-ms", type=_non_negative, default=10_000, help="time budget per seat for the whole match")
+    m.add_argument("--increment-ms", type=_non_negative, default=0, help="time added after each move")
+    m.add_argument("--margin-ms", type=_non_negative, default=200, help="grace past a deadline")
+    m.add_argument("--log", metavar="PATH", help="match log path (default logs/GAME-TIME-seedN.msgpack)")
+    m.add_argument("--show", action="store_true", help="print the board after every move")
+    m.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    m.set_defaults(func=cmd_match)
+
+    g = sub.add_parser("games", help="list the games")
+    g.set_defaults(func=cmd_games)
+
+    b = sub.add_parser("bots", help="list the registered bots")
+    b.add_argument("game", nargs="?")
+    b.set_defaults(func=cmd_bots)
+
+    r = sub.add_parser("replay", help="print, verify or dump a match log")
+    r.add_argument("log")
+    r.add_argument("--verify", action="store_true", help="re-simulate; exit 1 at the first disagreement")
+    r.add_argument("--json", action="store_true", help="dump the whole log as JSON")
+    r.add_argument("--at", type=_non_negative, metavar="N", help="show the position after ply N")
+    r.set_defaults(func=cmd_replay)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `arena` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except CliError as exc:
+        print(f"arena {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("arena: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

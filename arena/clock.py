@@ -1,0 +1,78 @@
+"""Match clocks: a budget for the whole match per seat, increments, a per-move cap, a margin."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class ClockMode(StrEnum):
+    """What a seat's clock charges."""
+
+    WALL = "wall"  # elapsed time from request to reply
+    CPU = "cpu"  # CPU time of the bot's processes, with a wall cap
+
+
+class ClockError(ValueError):
+    """Clock settings out of range."""
+
+
+@dataclass(frozen=True)
+class ClockSettings:
+    """How every seat's clock runs (all times in milliseconds)."""
+
+    budget_ms: int = 10_000
+    increment_ms: int = 0
+    move_cap_ms: int | None = None  # at most this much per move, whatever the budget left
+    margin_ms: int = 200  # grace past the deadline before a timeout is declared
+    startup_ms: int = 10_000  # launch to hello; not charged
+    mode: ClockMode = ClockMode.WALL
+    wall_factor: float = 3.0  # in cpu mode: the wall cap is this times the CPU time left
+
+    def __post_init__(self) -> None:
+        for name in ("budget_ms", "increment_ms", "margin_ms", "startup_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ClockError(f"{name} must be a non-negative integer, got {value!r}")
+        if self.budget_ms == 0:
+            raise ClockError("budget_ms must be positive")
+        if self.move_cap_ms is not None and (not isinstance(self.move_cap_ms, int) or self.move_cap_ms <= 0):
+            raise ClockError(f"move_cap_ms must be a positive integer, got {self.move_cap_ms!r}")
+        try:
+            object.__setattr__(self, "mode", ClockMode(self.mode))
+        except ValueError:
+            raise ClockError(f"mode must be 'wall' or 'cpu', got {self.mode!r}") from None
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data for logs and results."""
+        data = asdict(self)
+        data["mode"] = str(self.mode)
+        return data
+
+
+class SeatClock:
+    """The clock of one seat in one match."""
+
+    __slots__ = ("settings", "left_ms")
+
+    def __init__(self, settings: ClockSettings) -> None:
+        self.settings = settings
+        self.left_ms = float(settings.budget_ms)
+
+    def allowance_ms(self) -> int:
+        """The time the seat may use for the request about to be sent (its `time_left_ms`)."""
+        allowed = self.left_ms
+        if self.settings.move_cap_ms is not None:
+            allowed = min(allowed, self.settings.move_cap_ms)
+        return int(allowed)
+
+    def deadline_after(self, sent: float) -> float:
+        """The absolute monotonic deadline (seconds) for a request sent at `sent`."""
+        return sent + (self.allowance_ms() + self.settings.margin_ms) / 1000.0
+
+    def charge(self, used_ms: float, is_move: bool) -> None:
+        """Charge the time a reply took; an overrun inside the margin leaves zero."""
+        self.left_ms = max(0.0, self.left_ms - used_ms)
+        if is_move:
+            self.left_ms += self.settings.increment_ms

@@ -1,0 +1,98 @@
+"""One match with fresh bot processes: setup completion, launch, referee, cleanup."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.botspec import BotSpec
+from arena.clock import ClockSettings
+from arena.games import Game, State
+from arena.hub import Hub
+from arena.matchlog import LogWriter, NullLog
+from arena.process import BotProcess, LaunchError, Limits
+from arena.referee import MatchResult, Player, Referee
+
+log = logging.getLogger(__name__)
+
+BYE_GRACE_S = 1.0  # a bot that ignores `bye` this long is killed
+
+
+def complete_setup(game: Game, partial: Mapping[str, Any], players: int, seed: int) -> dict[str, Any]:
+    """Fill what the partial setup leaves open from the seed (the same board for the same seed)."""
+    return game.random_setup(random.Random(f"setup:{seed}"), players, dict(partial))
+
+
+@dataclass
+class MatchPlan:
+    """Everything that defines one match."""
+
+    game: Game
+    bots: list[BotSpec]
+    setup: dict[str, Any]
+    seed: int
+    clock: ClockSettings = field(default_factory=ClockSettings)
+    match_id: str = ""
+    log_path: str | os.PathLike[str] | None = None
+    limits: Limits = field(default_factory=Limits)
+
+
+def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> None:
+    """Say bye to every bot, give them grace_s to exit, then kill every process group."""
+    for player in players:
+        if player.peer.connected:
+            player.peer.send({"type": "bye"})
+    deadline = time.monotonic() + grace_s
+    for player in players:
+        if player.process is not None:
+            player.process.wait_exit(max(0.0, deadline - time.monotonic()))
+    for player in players:
+        if player.process is not None:
+            # Even a bot that exited may have left children in its group.
+            player.process.kill()
+        hub.forget(player.peer)
+
+
+def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None = None) -> MatchResult:
+    """Launch the bots, referee the match, stop every process; the result is always returned."""
+    hub = Hub()
+    players: list[Player] = []
+    writer: LogWriter | NullLog = LogWriter(plan.log_path) if plan.log_path else NullLog()
+    try:
+        for spec in plan.bots:
+            peer = hub.expect()
+            process = BotProcess(spec, peer.endpoint, peer.token, plan.limits)
+            player = Player(spec.name, peer, process, spec_text=spec.text)
+            try:
+                process.start()
+            except LaunchError as exc:
+                player.process = None
+                player.launch_error = str(exc)
+            players.append(player)
+        referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
+                          plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply)
+        result = referee.run()
+        if result.offender is not None and result.reason != "resigned":
+            failed = players[result.offender].process
+            if failed is not None:
+                failed.kill()  # a hung or hostile bot gets no grace
+    finally:
+        shutdown(hub, players, BYE_GRACE_S)
+        for seat, player in enumerate(players):
+            if player.process is not None and player.process.output.data:
+                writer.write({"kind": "output", "seat": seat, "text": player.process.output.text()})
+        writer.close()
+        hub.close()
+    return result
+
+
+def default_log_path(game: str, seed: int, directory: str | os.PathLike[str] = "logs") -> Path:
+    """Where `arena match` writes its log when --log is not given."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path(directory) / f"{game}-{stamp}-seed{seed}.msgpack"

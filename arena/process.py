@@ -1,0 +1,221 @@
+"""Bot processes: launched with limits in their own session and directory, watched, killed."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.botspec import BotKind, BotSpec
+from protocol.messages import ENV_ENDPOINT, ENV_TOKEN
+
+log = logging.getLogger(__name__)
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# Variables a bot may see from the organiser's environment; everything else (tokens,
+# credentials, cloud keys) stays out.
+ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT")
+OUTPUT_LIMIT = 32 * 1024  # bytes of stdout+stderr kept per bot (the tail)
+_READ_CHUNK = 65536
+
+
+class LaunchError(RuntimeError):
+    """A bot process could not be started at all."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits applied before the bot's program runs (None = not limited)."""
+
+    address_space_mb: int | None = 4096
+    cpu_seconds: int | None = None
+    file_size_mb: int | None = 64
+    open_files: int | None = 256
+    processes: int | None = None
+
+    def prlimit_args(self) -> list[str]:
+        """The arguments of util-linux `prlimit` that apply these limits."""
+        args = []
+        if self.address_space_mb is not None:
+            args.append(f"--as={self.address_space_mb * 2**20}")
+        if self.cpu_seconds is not None:
+            args.append(f"--cpu={self.cpu_seconds}")
+        if self.file_size_mb is not None:
+            args.append(f"--fsize={self.file_size_mb * 2**20}")
+        if self.open_files is not None:
+            args.append(f"--nofile={self.open_files}")
+        if self.processes is not None:
+            args.append(f"--nproc={self.processes}")
+        return args
+
+
+class OutputTail:
+    """The last `limit` bytes a process wrote, and how many bytes were dropped before them."""
+
+    def __init__(self, limit: int = OUTPUT_LIMIT) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        """Append a chunk, keeping only the tail."""
+        self.data += chunk
+        excess = len(self.data) - self.limit
+        if excess > 0:
+            del self.data[:excess]
+            self.dropped += excess
+
+    def text(self) -> str:
+        """The kept output as text, prefixed by a note when bytes were dropped."""
+        body = self.data.decode("utf-8", errors="replace")
+        return f"[{self.dropped} earlier bytes dropped]\n{body}" if self.dropped else body
+
+
+def bot_environment(workdir: str, endpoint: str, token: str) -> dict[str, str]:
+    """The minimal environment of a bot process."""
+    env = {key: os.environ[key] for key in ENV_ALLOWED if key in os.environ}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    # Python bots import `protocol` (and may import `arena.games`) even from a source tree.
+    paths = [str(PROJECT_ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env["HOME"] = env["TMPDIR"] = workdir
+    env["PYTHONUNBUFFERED"] = "1"
+    env[ENV_ENDPOINT] = endpoint
+    env[ENV_TOKEN] = token
+    return env
+
+
+class BotProcess:
+    """One running bot program; its death is visible at once through a pidfd."""
+
+    def __init__(self, spec: BotSpec, endpoint: str, token: str, limits: Limits | None = None) -> None:
+        self.spec = spec
+        self.endpoint = endpoint
+        self.token = token
+        self.limits = limits or Limits()
+        self.output = OutputTail()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.pidfd = -1
+        self.output_fd = -1
+        self.workdir = ""
+        self.exit_status: int | None = None
+
+    def start(self) -> None:
+        """Launch the program in its own session and fresh working directory."""
+        self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
+        argv = list(self.spec.argv)
+        limit_args = self.limits.prlimit_args()
+        if limit_args and shutil.which("prlimit"):
+            argv = ["prlimit", *limit_args, "--", *argv]
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=self.workdir,
+                env=bot_environment(self.workdir, self.endpoint, self.token),
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise LaunchError(f"cannot start {self.spec.text}: {exc}") from None
+        assert self.proc.stdout is not None  # narrowing: stdout=PIPE was requested
+        self.output_fd = self.proc.stdout.fileno()
+        os.set_blocking(self.output_fd, False)
+        self.pidfd = os.pidfd_open(self.proc.pid)
+
+    @property
+    def pid(self) -> int:
+        """The process id (0 before start)."""
+        return self.proc.pid if self.proc else 0
+
+    def drain_output(self) -> bool:
+        """Read whatever output is available; False once the pipe is closed."""
+        if self.output_fd < 0:
+            return False
+        while True:
+            try:
+                chunk = os.read(self.output_fd, _READ_CHUNK)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            self.output.add(chunk)
+
+    def poll(self) -> int | None:
+        """The exit status once the process has ended (negative: killed by that signal)."""
+        if self.exit_status is None and self.proc is not None:
+            self.exit_status = self.proc.poll()
+        return self.exit_status
+
+    @property
+    def alive(self) -> bool:
+        """True while the process runs."""
+        return self.proc is not None and self.poll() is None
+
+    def describe_exit(self) -> str:
+        """A short description of how the process ended."""
+        status = self.poll()
+        if status is None:
+            return "still running"
+        if status < 0:
+            try:
+                return f"killed by {signal.Signals(-status).name}"
+            except ValueError:
+                return f"killed by signal {-status}"
+        return f"exited with status {status}"
+
+    def kill(self) -> None:
+        """Kill the whole process group, reap the process, release fds and the directory."""
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
+                log.error("bot %s (pid %d) survived SIGKILL", self.spec.text, self.proc.pid)
+            self.poll()
+        self.close()
+
+    def wait_exit(self, timeout: float) -> bool:
+        """Wait up to timeout seconds for the process to exit by itself."""
+        if self.proc is None:
+            return True
+        deadline = time.monotonic() + timeout
+        while self.poll() is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            self.drain_output()
+            time.sleep(min(0.005, remaining))
+        return True
+
+    def close(self) -> None:
+        """Release the pidfd, the output pipe and the working directory."""
+        self.drain_output()
+        if self.pidfd >= 0:
+            os.close(self.pidfd)
+            self.pidfd = -1
+        if self.proc is not None and self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self.output_fd = -1
+        if self.workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = ""
+
+
+def is_python_spec(spec: BotSpec) -> bool:
+    """True for bots served by protocol.run (registered names and Python files/classes)."""
+    return spec.kind in (BotKind.REGISTERED, BotKind.PYTHON)

@@ -1,0 +1,429 @@
+"""The referee: one match between connected bots, with preemptive absolute deadlines.
+
+Every wait has a deadline; every bot failure becomes the match's result (a reason and an
+offender), never an exception. The referee does not start or stop processes: the caller
+(a single match, or a tournament pool) hands it connected players and acts on the result.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq
+
+from arena.clock import ClockSettings, SeatClock
+from arena.games import Game, GameError, State, ranks_from_scores
+from arena.hub import Peer
+from arena.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog
+from arena.process import BotProcess
+from protocol.messages import Reason
+
+log = logging.getLogger(__name__)
+
+MESSAGE_QUOTA = 200  # unsolicited frames (stale seq, chatter) a seat may send in one match
+DEATH_SETTLE_S = 0.02
+DISCONNECT_SETTLE_MS = 250  # after a dropped connection, how long a dying process may take to exit  # after a death is seen, frames still in flight get this long to land
+
+
+@dataclass(eq=False)
+class Player:
+    """A bot connected to the hub; a pool keeps it across matches."""
+
+    name: str
+    peer: Peer
+    process: BotProcess | None = None
+    seq: int = 0
+    spec_text: str = ""
+    launch_error: str = ""  # set when the process could not be started at all
+
+    def next_seq(self) -> int:
+        """The seq of the next request on this connection."""
+        self.seq += 1
+        return self.seq
+
+
+@dataclass
+class Failure:
+    """A bot failure that ends the match."""
+
+    seat: int
+    reason: Reason
+    detail: str
+
+
+@dataclass
+class MatchResult:
+    """The outcome of one match, as recorded in the log and the results store."""
+
+    match: str
+    game: str
+    names: list[str]
+    scores: list[float]
+    ranks: list[int]
+    reason: str
+    offender: int | None
+    plies: int
+    detail: str = ""
+    log: str | None = None
+    duration_s: float = 0.0
+    time_used_ms: list[float] = field(default_factory=list)
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return len(self.names)
+
+    def summary(self) -> dict[str, Any]:
+        """The keys `arena match --json` prints."""
+        return {
+            "game": self.game,
+            "players": self.names,
+            "scores": self.scores,
+            "ranks": self.ranks,
+            "reason": self.reason,
+            "offender": self.offender,
+            "plies": self.plies,
+            "log": self.log,
+        }
+
+
+@dataclass
+class _Waiting:
+    kind: str  # the reply type expected: "ready" or "move"
+    seq: int
+    sent: float
+    deadline: float
+
+
+class Referee:
+    """Runs one match: init, the turn loop, end; returns a MatchResult."""
+
+    def __init__(
+        self,
+        players: list[Player],
+        game: Game,
+        setup: dict[str, Any],
+        seed: int,
+        clock: ClockSettings,
+        match_id: str,
+        log_writer: LogWriter | NullLog | None = None,
+        message_quota: int = MESSAGE_QUOTA,
+        on_ply: Any = None,
+    ) -> None:
+        self.players = players
+        self.game = game
+        self.setup = setup
+        self.seed = seed
+        self.settings = clock
+        self.clocks = [SeatClock(clock) for _ in players]
+        self.match_id = match_id
+        self.log = log_writer or NullLog()
+        self.quota = message_quota
+        self.on_ply = on_ply  # called as on_ply(state, seat, move) after each move (for --show)
+        self.unsolicited = [0] * len(players)
+        self.time_used = [0.0] * len(players)
+        self.events: list[list[list[Any]]] = [[] for _ in players]
+        self.poller = zmq.Poller()
+        self._fds: dict[int, BotProcess] = {}
+        for player in players:
+            self.poller.register(player.peer.sock, zmq.POLLIN)
+            self.poller.register(player.peer.monitor, zmq.POLLIN)
+            process = player.process
+            if process is not None and process.output_fd >= 0:
+                self.poller.register(process.output_fd, zmq.POLLIN)
+                self.poller.register(process.pidfd, zmq.POLLIN)
+                self._fds[process.output_fd] = process
+                self._fds[process.pidfd] = process
+
+    # --- the match ---------------------------------------------------------------------
+
+    def run(self) -> MatchResult:
+        """Play the match to its end and return the result; never raises because of a bot."""
+        started = time.monotonic()
+        n = len(self.players)
+        state, opening = self.game.start(self.setup, n, self.seed)
+        self._write_header()
+        self._broadcast(opening, ply=0)
+        failure = self._await_hellos()
+        if failure is None:
+            failure = self._init_all()
+        ply = 0
+        while failure is None and not state.is_over():
+            seat = state.to_move()
+            if seat is None:  # pragma: no cover - engines keep to_move and is_over consistent
+                break
+            failure, move, used_ms = self._ask_move(seat)
+            if failure is not None:
+                break
+            try:
+                caused = state.apply(move)
+            except GameError as exc:
+                failure = Failure(seat, Reason.ILLEGAL, str(exc))
+                self.log.write({"kind": "illegal", "ply": ply + 1, "seat": seat, "move": move,
+                                "detail": str(exc)})
+                break
+            ply += 1
+            self.log.write({
+                "kind": "move", "ply": ply, "seat": seat, "move": move,
+                "time_ms": round(used_ms, 3),
+                "clocks": [round(c.left_ms, 3) for c in self.clocks],
+            })
+            for other in range(n):
+                if other != seat:
+                    self.events[other].append([seat, move])
+            self._broadcast(caused, ply)
+            if self.on_ply is not None:
+                self.on_ply(state, seat, move)
+        result = self._result(state, failure, ply, time.monotonic() - started)
+        self._send_end(result, failure)
+        self.log.write({"kind": "result", **result.summary(), "detail": result.detail,
+                        "time_used_ms": result.time_used_ms, "duration_s": round(result.duration_s, 4)})
+        return result
+
+    def _write_header(self) -> None:
+        self.log.write({
+            "kind": "header", "magic": MAGIC, "format": LOG_FORMAT, "match": self.match_id,
+            "game": self.game.name, "game_version": self.game.version, "setup": self.setup,
+            "seed": self.seed, "players": len(self.players),
+            "seats": [{"name": p.name, "bot": p.spec_text} for p in self.players],
+            "clock": self.settings.to_data(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        })
+
+    def _broadcast(self, events: list[list[Any]], ply: int) -> None:
+        """Queue referee events for every seat, in order, and log them."""
+        for event in events:
+            for queue in self.events:
+                queue.append(event)
+            self.log.write({"kind": "event", "ply": ply, "event": event})
+
+    def _await_hellos(self) -> Failure | None:
+        """Wait (uncharged) until every seat's process said hello, within the start-up deadline."""
+        deadline = time.monotonic() + self.settings.startup_ms / 1000.0
+        while True:
+            self._pump()
+            pending = [seat for seat, p in enumerate(self.players) if not p.peer.connected]
+            if not pending:
+                return None
+            for seat in pending:
+                player = self.players[seat]
+                if player.launch_error:
+                    return Failure(seat, Reason.CRASH, player.launch_error)
+                if player.process is not None and not player.process.alive:
+                    player.process.drain_output()
+                    return Failure(seat, Reason.CRASH,
+                                   f"bot process {player.process.describe_exit()} before hello")
+            now = time.monotonic()
+            if now >= deadline:
+                return Failure(pending[0], Reason.PROTOCOL,
+                               f"no valid hello within {self.settings.startup_ms} ms (start-up deadline)")
+            self._poll(max(1, math.ceil((deadline - now) * 1000)))
+
+    def _init_all(self) -> Failure | None:
+        """Send init to every seat at once and wait for every ready."""
+        waiting: dict[int, _Waiting] = {}
+        n = len(self.players)
+        for seat, player in enumerate(self.players):
+            seq = player.next_seq()
+            message = {
+                "type": "init", "seq": seq, "match": self.match_id, "game": self.game.name,
+                "seat": seat, "players": n, "setup": self.setup,
+                "time_left_ms": self.clocks[seat].allowance_ms(),
+            }
+            sent = time.monotonic()
+            player.peer.send(message)
+            waiting[seat] = _Waiting("ready", seq, sent, self.clocks[seat].deadline_after(sent))
+        replies, failure = self._collect(waiting)
+        for seat, (_, used_ms) in sorted(replies.items()):
+            self.log.write({"kind": "ready", "seat": seat, "time_ms": round(used_ms, 3),
+                            "clock": round(self.clocks[seat].left_ms, 3)})
+        return failure
+
+    def _ask_move(self, seat: int) -> tuple[Failure | None, Any, float]:
+        """Send seat its turn and wait for its move; return (failure, move, time used)."""
+        player = self.players[seat]
+        seq = player.next_seq()
+        clock = self.clocks[seat]
+        message = {
+            "type": "turn", "seq": seq, "match": self.match_id, "events": self.events[seat],
+            "time_left_ms": clock.allowance_ms(),
+        }
+        sent = time.monotonic()
+        player.peer.send(message)
+        self.events[seat] = []
+        replies, failure = self._collect({seat: _Waiting("move", seq, sent, clock.deadline_after(sent))})
+        if failure is not None:
+            return failure, None, 0.0
+        reply, used_ms = replies[seat]
+        return None, reply["move"], used_ms
+
+    # --- waiting ------------------------------------------------------------------------
+
+    def _collect(
+        self, waiting: dict[int, _Waiting]
+    ) -> tuple[dict[int, tuple[dict[str, Any], float]], Failure | None]:
+        """Wait until every waiting seat replied, a seat failed, or a deadline passed."""
+        replies: dict[int, tuple[dict[str, Any], float]] = {}
+        while True:
+            self._pump()
+            now = time.monotonic()
+            failure = self._examine(waiting, replies, now)
+            if failure is not None or not waiting:
+                return replies, failure
+            deadline = min(w.deadline for w in waiting.values())
+            late = [seat for seat, w in waiting.items() if now >= w.deadline]
+            if late:
+                seat = late[0]
+                w = waiting[seat]
+                used = (now - w.sent) * 1000
+                self.time_used[seat] += used
+                self.clocks[seat].left_ms = 0.0
+                return replies, Failure(
+                    seat, Reason.TIMEOUT,
+                    f"no {w.kind} within {self.clocks[seat].allowance_ms()} ms + {self.settings.margin_ms} ms margin",
+                )
+            self._poll(max(0, math.ceil((deadline - now) * 1000)))
+
+    def _pump(self) -> None:
+        for player in self.players:
+            player.peer.pump()
+
+    def _poll(self, timeout_ms: int) -> None:
+        """Sleep until the socket, a bot's output or a bot's death needs attention."""
+        for fd, _ in self.poller.poll(timeout_ms):
+            process = self._fds.get(fd) if isinstance(fd, int) else None
+            if process is not None and fd == process.output_fd and not process.drain_output():
+                # A closed pipe stays readable forever: stop watching it.
+                self.poller.unregister(fd)
+                del self._fds[fd]
+
+    def _examine(
+        self,
+        waiting: dict[int, _Waiting],
+        replies: dict[int, tuple[dict[str, Any], float]],
+        now: float,
+    ) -> Failure | None:
+        """Consume every seat's inbox, then look for failures; return the first one found."""
+        for seat in range(len(self.players)):
+            failure = self._drain_inbox(seat, waiting, replies, now)
+            if failure is not None:
+                return failure
+        if not waiting:
+            return None  # every answer is in: a death now is noticed at the next request
+        for seat, player in enumerate(self.players):
+            if player.process is not None and not player.process.alive:
+                return self._death(seat, waiting, replies, now)
+            if player.peer.disconnected:
+                return self._disconnect(seat, waiting, replies, now)
+        return None
+
+    def _disconnect(
+        self,
+        seat: int,
+        waiting: dict[int, _Waiting],
+        replies: dict[int, tuple[dict[str, Any], float]],
+        now: float,
+    ) -> Failure | None:
+        """A connection dropped: an exiting process is a crash, a live one broke the protocol."""
+        process = self.players[seat].process
+        if process is not None:
+            poller = zmq.Poller()
+            poller.register(process.pidfd, zmq.POLLIN)
+            poller.poll(DISCONNECT_SETTLE_MS)  # an exiting bot closes its socket just before it dies
+            if not process.alive:
+                return self._death(seat, waiting, replies, now)
+        return Failure(seat, Reason.PROTOCOL, "connection dropped (oversized message or socket closed)")
+
+    def _drain_inbox(
+        self,
+        seat: int,
+        waiting: dict[int, _Waiting],
+        replies: dict[int, tuple[dict[str, Any], float]],
+        now: float,
+    ) -> Failure | None:
+        """Take a seat's frames: the awaited reply is kept, anything else dropped and counted."""
+        peer = self.players[seat].peer
+        while peer.inbox:
+            message = peer.inbox.popleft()
+            w = waiting.get(seat)
+            if w is not None and message.get("seq") == w.seq:
+                if message["type"] != w.kind:
+                    return Failure(seat, Reason.PROTOCOL,
+                                   f"answered seq {w.seq} with {message['type']!r}, expected {w.kind!r}")
+                used = (now - w.sent) * 1000
+                self.clocks[seat].charge(used, is_move=w.kind == "move")
+                self.time_used[seat] += used
+                replies[seat] = (message, used)
+                del waiting[seat]
+                continue
+            # A late answer to an earlier request, or chatter: dropped, never obeyed.
+            self.unsolicited[seat] += 1
+            if self.unsolicited[seat] > self.quota:
+                return Failure(seat, Reason.PROTOCOL, f"flood: more than {self.quota} unsolicited messages")
+        if peer.violation:
+            return Failure(seat, Reason.PROTOCOL, peer.violation)
+        return None
+
+    def _death(
+        self,
+        seat: int,
+        waiting: dict[int, _Waiting],
+        replies: dict[int, tuple[dict[str, Any], float]],
+        now: float,
+    ) -> Failure | None:
+        """A bot process ended: let its last frames land, then record a crash."""
+        settle = time.monotonic() + DEATH_SETTLE_S
+        peer = self.players[seat].peer
+        while time.monotonic() < settle:
+            if peer.sock.poll(max(1, int((settle - time.monotonic()) * 1000)), zmq.POLLIN):
+                peer.pump()
+        failure = self._drain_inbox(seat, waiting, replies, now)
+        if failure is not None or not waiting:
+            return failure
+        process = self.players[seat].process
+        detail = "ended"
+        if process is not None:
+            process.drain_output()
+            detail = process.describe_exit()
+        return Failure(seat, Reason.CRASH, f"bot process {detail}")
+
+    # --- the end ------------------------------------------------------------------------
+
+    def _result(self, state: State, failure: Failure | None, plies: int, duration: float) -> MatchResult:
+        names = [p.name for p in self.players]
+        if failure is None:
+            reason = state.end_reason()
+            offender = state.resigned() if reason == Reason.RESIGNED else None
+            scores = [float(s) for s in state.scores()]
+            ranks = state.ranks()
+            detail = ""
+        else:
+            reason, offender, detail = str(failure.reason), failure.seat, failure.detail
+            scores = [float(s) for s in state.forfeit_scores(failure.seat)]
+            ranks = offender_last(scores, failure.seat)
+        return MatchResult(
+            match=self.match_id, game=self.game.name, names=names, scores=scores, ranks=ranks,
+            reason=str(reason), offender=offender, plies=plies, detail=detail,
+            log=str(self.log.path) if self.log.path else None, duration_s=duration,
+            time_used_ms=[round(t, 3) for t in self.time_used],
+        )
+
+    def _send_end(self, result: MatchResult, failure: Failure | None) -> None:
+        for seat, player in enumerate(self.players):
+            if failure is not None and failure.seat == seat and failure.reason != Reason.ILLEGAL:
+                continue  # a crashed, hung or hostile bot gets no more messages
+            player.peer.send({
+                "type": "end", "seq": player.next_seq(), "match": self.match_id,
+                "scores": result.scores, "ranks": result.ranks, "reason": result.reason,
+                "offender": result.offender, "events": self.events[seat],
+            })
+
+
+def offender_last(scores: list[float], offender: int) -> list[int]:
+    """Ranks when one seat failed: the others by score among themselves, the offender last."""
+    others = [s for i, s in enumerate(scores) if i != offender]
+    ranks = iter(ranks_from_scores(others))
+    return [len(scores) if i == offender else next(ranks) for i in range(len(scores))]

@@ -1,0 +1,97 @@
+"""End-to-end tests of the referee with real bot processes and real sockets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.clock import ClockSettings
+from arena.matchlog import read_log
+from arena.replay import verify
+from tests.helpers import badbot, run, survivors
+
+BOARD = {"rows": 4, "cols": 5}
+CLOCK = ClockSettings(budget_ms=1500, margin_ms=200, startup_ms=3000)
+LIMIT_S = (CLOCK.budget_ms + CLOCK.margin_ms) / 1000 + 1.0 + 1.5  # + start-up of two bots
+
+
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("no_hello", "protocol"),
+        ("wrong_token", "protocol"),
+        ("exit_at_start", "crash"),
+        ("crash_before_init", "crash"),
+        ("crash_at_init", "crash"),
+        ("hang_at_init", "timeout"),
+        ("crash_mid_game", "crash"),
+        ("hang", "timeout"),
+        ("slow", "timeout"),
+        ("illegal", "illegal"),
+        ("wrong_type_move", "illegal"),
+        ("malformed", "protocol"),
+        ("not_map", "protocol"),
+        ("unknown_type", "protocol"),
+        ("oversized", "protocol"),
+        ("deep", "protocol"),
+        ("flood", "protocol"),
+        ("children", "timeout"),
+    ],
+)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_failing_bot_loses_with_the_right_reason(tmp_path: Path, mode: str, reason: str, seat: int) -> None:
+    pidfile = tmp_path / "pids"
+    bots = ["sequential", "sequential"]
+    bots[seat] = badbot(mode, pidfile)
+    clock = ClockSettings(budget_ms=1500, margin_ms=200, startup_ms=1500) if mode in ("no_hello", "wrong_token") else CLOCK
+    result, elapsed = run("blocking", bots, BOARD, clock=clock, log=tmp_path / "m.msgpack")
+    assert (result.reason, result.offender) == (reason, seat), result.detail
+    assert result.ranks[seat] == 2 and result.ranks[1 - seat] == 1
+    assert result.scores[1 - seat] == 1.0
+    assert elapsed < LIMIT_S, f"match took {elapsed:.2f} s"
+    assert survivors(pidfile) == [], "a process of the bot survived the match"
+    log = read_log(tmp_path / "m.msgpack")
+    assert log.result is not None and log.result["reason"] == reason
+    assert verify(log).ok, verify(log).message
+
+
+def test_stale_answers_are_dropped_not_obeyed(tmp_path: Path) -> None:
+    result, _ = run("blocking", [badbot("stale_then_valid"), "sequential"], {"rows": 1, "cols": 9})
+    assert result.reason == "blocked" and result.offender is None
+
+
+def test_answering_twice_is_harmless(tmp_path: Path) -> None:
+    result, _ = run("blocking", [badbot("twice"), "sequential"], {"rows": 3, "cols": 9})
+    assert result.reason == "blocked"
+
+
+def test_bot_that_ignores_bye_is_killed(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    result, elapsed = run("blocking", [badbot("ignore_bye", pidfile), "random"], BOARD)
+    assert result.reason == "blocked"
+    assert elapsed < 4.0
+    assert survivors(pidfile) == []
+
+
+def test_stderr_is_captured_in_the_log(tmp_path: Path) -> None:
+    result, _ = run("blocking", [badbot("crash_mid_game"), "sequential"], BOARD, log=tmp_path / "m.msgpack")
+    log = read_log(tmp_path / "m.msgpack")
+    assert result.reason == "crash" and "SIGKILL" in result.detail
+    bot = Path(__file__).parent / "fixtures" / "raises.py"
+    result, _ = run("blocking", [f"{bot}", "sequential"], BOARD, log=tmp_path / "r.msgpack")
+    log = read_log(tmp_path / "r.msgpack")
+    assert result.reason == "crash" and result.offender == 0
+    assert "ZeroDivisionError" in log.output[0]
+
+
+def test_clock_is_charged_and_logged(tmp_path: Path) -> None:
+    result, _ = run("blocking", ["random", "maxblock"], {"rows": 6, "cols": 6}, log=tmp_path / "m.msgpack")
+    log = read_log(tmp_path / "m.msgpack")
+    moves = log.moves
+    assert len(moves) == result.plies > 0
+    for record in moves:
+        assert 0 <= record["time_ms"] < 1000
+        assert all(0 < c <= 10_000 for c in record["clocks"])
+    assert log.header["clock"]["budget_ms"] == 10_000
+    assert [s["name"] for s in log.header["seats"]] == ["random", "maxblock"]
