@@ -66,16 +66,21 @@ class Peer:
 
     def pump(self) -> None:
         """Receive every frame waiting on the socket, and every disconnect notice."""
+        self.pump_monitor()
+        self.pump_frames()
+
+    def pump_monitor(self) -> None:
+        """Take the socket's disconnect notices."""
         while self.monitor.poll(0):
             recv_monitor_message(self.monitor)
             if self.routing_id is not None:
                 self.disconnected = True
+
+    def pump_frames(self) -> None:
+        """Receive every frame waiting on the socket and route it."""
         sock = self.sock
-        while True:
-            try:
-                frames = sock.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return
+        while sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+            frames = sock.recv_multipart(zmq.NOBLOCK)
             if self.routing_id is None:
                 self._admit(frames)
                 continue

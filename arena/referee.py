@@ -127,17 +127,20 @@ class Referee:
         self.unsolicited = [0] * len(players)
         self.time_used = [0.0] * len(players)
         self.events: list[list[list[Any]]] = [[] for _ in players]
+        # One poller over everything a wait must notice: each seat's socket and disconnect
+        # monitor, its output pipe and its pidfd (readable the moment the process dies).
         self.poller = zmq.Poller()
-        self._fds: dict[int, BotProcess] = {}
-        for player in players:
-            self.poller.register(player.peer.sock, zmq.POLLIN)
-            self.poller.register(player.peer.monitor, zmq.POLLIN)
+        self._watch: dict[Any, tuple[str, int]] = {}
+        self._dead: set[int] = set()
+        for seat, player in enumerate(players):
+            self._watch[player.peer.sock] = ("frames", seat)
+            self._watch[player.peer.monitor] = ("monitor", seat)
             process = player.process
             if process is not None and process.output_fd >= 0:
-                self.poller.register(process.output_fd, zmq.POLLIN)
-                self.poller.register(process.pidfd, zmq.POLLIN)
-                self._fds[process.output_fd] = process
-                self._fds[process.pidfd] = process
+                self._watch[process.output_fd] = ("output", seat)
+                self._watch[process.pidfd] = ("death", seat)
+        for item in self._watch:
+            self.poller.register(item, zmq.POLLIN)
 
     # --- the match ---------------------------------------------------------------------
 
@@ -203,8 +206,9 @@ class Referee:
     def _await_hellos(self) -> Failure | None:
         """Wait (uncharged) until every seat's process said hello, within the start-up deadline."""
         deadline = time.monotonic() + self.settings.startup_ms / 1000.0
+        for player in self.players:
+            player.peer.pump()
         while True:
-            self._pump()
             pending = [seat for seat, p in enumerate(self.players) if not p.peer.connected]
             if not pending:
                 return None
@@ -268,7 +272,6 @@ class Referee:
         """Wait until every waiting seat replied, a seat failed, or a deadline passed."""
         replies: dict[int, tuple[dict[str, Any], float]] = {}
         while True:
-            self._pump()
             now = time.monotonic()
             failure = self._examine(waiting, replies, now)
             if failure is not None or not waiting:
@@ -287,18 +290,21 @@ class Referee:
                 )
             self._poll(max(0, math.ceil((deadline - now) * 1000)))
 
-    def _pump(self) -> None:
-        for player in self.players:
-            player.peer.pump()
-
     def _poll(self, timeout_ms: int) -> None:
-        """Sleep until the socket, a bot's output or a bot's death needs attention."""
-        for fd, _ in self.poller.poll(timeout_ms):
-            process = self._fds.get(fd) if isinstance(fd, int) else None
-            if process is not None and fd == process.output_fd and not process.drain_output():
+        """Sleep until a socket, a bot's output or a bot's death needs attention; take it in."""
+        for item, _ in self.poller.poll(timeout_ms):
+            what, seat = self._watch[item]
+            player = self.players[seat]
+            if what == "frames":
+                player.peer.pump_frames()
+            elif what == "monitor":
+                player.peer.pump_monitor()
+            elif what == "death":
+                self._dead.add(seat)
+            elif player.process is not None and not player.process.drain_output():
                 # A closed pipe stays readable forever: stop watching it.
-                self.poller.unregister(fd)
-                del self._fds[fd]
+                self.poller.unregister(item)
+                del self._watch[item]
 
     def _examine(
         self,
@@ -314,7 +320,7 @@ class Referee:
         if not waiting:
             return None  # every answer is in: a death now is noticed at the next request
         for seat, player in enumerate(self.players):
-            if player.process is not None and not player.process.alive:
+            if seat in self._dead:
                 return self._death(seat, waiting, replies, now)
             if player.peer.disconnected:
                 return self._disconnect(seat, waiting, replies, now)

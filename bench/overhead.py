@@ -1,0 +1,118 @@
+"""Referee overhead per ply against a raw pyzmq DEALER/ROUTER ping-pong, measured in one run.
+
+Prints one JSON line: {"raw_us": median raw round trip, "referee_us_per_ply": wall time
+per ply of long Blocking matches between two instantly-answering bots (start-up excluded),
+"ratio": referee / raw}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import msgpack
+import zmq
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.botspec import parse_bot_spec  # noqa: E402
+from arena.clock import ClockSettings  # noqa: E402
+from arena.games import get_game  # noqa: E402
+from arena.hub import Hub  # noqa: E402
+from arena.match import shutdown  # noqa: E402
+from arena.matchlog import LogWriter  # noqa: E402
+from arena.process import BotProcess  # noqa: E402
+from arena.referee import Player, Referee  # noqa: E402
+
+TURN = {"type": "turn", "seq": 123, "match": "blocking-123", "events": [[0, [12, 34]]], "time_left_ms": 9876}
+MOVE = {"type": "move", "seq": 123, "move": [12, 36]}
+
+
+def _echo(endpoint: str) -> None:
+    sock = zmq.Context().socket(zmq.DEALER)
+    sock.connect(endpoint)
+    sock.send(b"hi")
+    reply = msgpack.packb(MOVE)
+    while True:
+        frame = sock.recv()
+        if frame == b"stop":
+            return
+        msgpack.unpackb(frame)
+        sock.send(reply)
+
+
+def raw_round_trip_us(count: int) -> float:
+    """Median round trip of a turn-sized message between two processes, in microseconds."""
+    directory = tempfile.mkdtemp()
+    endpoint = f"ipc://{directory}/raw.sock"
+    sock = zmq.Context.instance().socket(zmq.ROUTER)
+    sock.bind(endpoint)
+    child = multiprocessing.get_context("spawn").Process(target=_echo, args=(endpoint,))
+    child.start()
+    peer, _ = sock.recv_multipart()
+    samples = []
+    for _ in range(count):
+        started = time.perf_counter()
+        sock.send_multipart([peer, msgpack.packb(TURN)])
+        _, frame = sock.recv_multipart()
+        msgpack.unpackb(frame)
+        samples.append(time.perf_counter() - started)
+    sock.send_multipart([peer, b"stop"])
+    child.join()
+    sock.close()
+    return statistics.median(samples) * 1e6
+
+
+def referee_us_per_ply(matches: int, size: int) -> tuple[float, int]:
+    """Wall time per ply of whole matches between two persistent instant bots."""
+    game = get_game("blocking")
+    hub = Hub()
+    spec = parse_bot_spec(f"{Path(__file__).resolve().parent / 'instant_bot.py'}", "blocking")
+    players = []
+    for seat in range(2):
+        peer = hub.expect()
+        process = BotProcess(spec, peer.endpoint, peer.token)
+        process.start()
+        players.append(Player(f"instant{seat}", peer, process, spec_text=spec.text))
+    clock = ClockSettings(budget_ms=60_000)
+    setup = {"rows": size, "cols": size, "blocked": []}
+    plies = 0
+    elapsed = 0.0
+    with tempfile.TemporaryDirectory() as logs:
+        # One warm-up match connects the bots (start-up is excluded from the figure).
+        Referee(players, game, setup, 0, clock, "warm-up").run()
+        for i in range(matches):
+            writer = LogWriter(Path(logs) / f"{i}.msgpack")
+            started = time.perf_counter()
+            result = Referee(players, game, setup, i, clock, f"m{i}", writer).run()
+            elapsed += time.perf_counter() - started
+            writer.close()
+            if result.reason != "blocked":
+                raise RuntimeError(f"bench match ended with {result.reason}: {result.detail}")
+            plies += result.plies
+    shutdown(hub, players)
+    hub.close()
+    return elapsed / plies * 1e6, plies
+
+
+def main() -> None:
+    """Run both measurements and print the JSON line."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--round-trips", type=int, default=5000)
+    parser.add_argument("--matches", type=int, default=10)
+    parser.add_argument("--size", type=int, default=50, help="board side of the Blocking matches")
+    args = parser.parse_args()
+    raw = raw_round_trip_us(args.round_trips)
+    per_ply, plies = referee_us_per_ply(args.matches, args.size)
+    print(json.dumps({"raw_us": round(raw, 1), "referee_us_per_ply": round(per_ply, 1),
+                      "ratio": round(per_ply / raw, 2), "plies": plies}))
+
+
+if __name__ == "__main__":
+    main()

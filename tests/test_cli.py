@@ -1,0 +1,135 @@
+"""The `arena` command line, run as a user would (a real subprocess)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import msgpack
+import pytest
+
+from tests.games.test_blocking import SEED_PICTURES
+from tests.helpers import FIXTURES, ROOT
+
+
+def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+
+
+def scripted(moves: str) -> str:
+    return f"exec:{sys.executable} -m protocol.run {FIXTURES / 'scripted.py'} -o moves={moves}"
+
+
+def test_seed_example_game_with_show(tmp_path: Path) -> None:
+    log = tmp_path / "seed.msgpack"
+    out = arena("match", "blocking", scripted("[[1,1],[1,4],[4,2]]"), scripted("[[4,5],[4,0]]"),
+                "--set", "rows=5", "--set", "cols=6", "--show", "--log", str(log), "--seed", "1")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    for picture in SEED_PICTURES:
+        assert picture in text
+    assert "chose row 4 and column 5" in text
+    assert "wins; reason blocked" in text
+    assert "(seat 0) wins" in text
+    verify = arena("replay", str(log), "--verify")
+    assert verify.returncode == 0 and verify.stdout.startswith("OK")
+
+
+def test_json_output_has_exactly_the_documented_keys(tmp_path: Path) -> None:
+    out = arena("match", "blocking", "maxblock", "random", "--set", "rows=8", "--set", "cols=8", "--json",
+                "--log", str(tmp_path / "m.msgpack"))
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert set(result) == {"game", "players", "scores", "ranks", "reason", "offender", "plies", "log"}
+    assert result["game"] == "blocking" and result["reason"] == "blocked" and result["offender"] is None
+    assert sorted(result["ranks"]) == [1, 2] and result["plies"] > 0
+    assert Path(result["log"]).exists()
+
+
+def test_same_seed_same_random_board(tmp_path: Path) -> None:
+    results = [
+        json.loads(arena("match", "blocking", "sequential", "maxblock", "--seed", "4", "--set", "density=0.1",
+                         "--json", "--log", str(tmp_path / f"{i}.msgpack")).stdout)
+        for i in range(2)
+    ]
+    assert results[0]["plies"] == results[1]["plies"] and results[0]["scores"] == results[1]["scores"]
+    headers = [msgpack.Unpacker(open(tmp_path / f"{i}.msgpack", "rb"), raw=False).unpack() for i in range(2)]
+    assert headers[0]["setup"] == headers[1]["setup"]
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["match", "chess", "random", "random"], "unknown game 'chess'"),
+        (["match", "blocking", "random", "nosuchbot"], "unknown bot 'nosuchbot'"),
+        (["match", "blocking", "random", "random", "--set", "rows=abc"], "rows must be an integer"),
+        (["match", "blocking", "random", "random", "--set", "rows"], "expected KEY=VALUE"),
+        (["match", "blocking", "random", "random", "--setup", "no/such/file.json"], "cannot read setup file"),
+        (["match", "blocking", "random"], "players must be 2"),
+        (["match", "blocking", "random", "random", "--seed", "-3"], "must not be negative"),
+        (["match", "blocking", "random", "random", "--budget-ms", "x"], "is not an integer"),
+        (["match", "blocking", "missing.py", "random"], "no such bot file"),
+        (["replay", "no/such/log"], "cannot read"),
+        (["bots", "chess"], "unknown game"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], fragment: str) -> None:
+    out = arena(*args)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert fragment in lines[0]
+    assert "Traceback" not in out.stderr
+
+
+def test_bad_setup_file_content(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rows": 3, "cols": 3, "blocked": [[9, 9]]}')
+    out = arena("match", "blocking", "random", "random", "--setup", str(bad))
+    assert out.returncode == 2 and "blocked[0] = [9, 9] is off the 3x3 board" in out.stderr
+    bad.write_text("{not json")
+    out = arena("match", "blocking", "random", "random", "--setup", str(bad))
+    assert out.returncode == 2 and "bad.json" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_set_overrides_setup_file(tmp_path: Path) -> None:
+    setup = tmp_path / "s.toml"
+    setup.write_text("rows = 3\ncols = 3\n")
+    log = tmp_path / "m.msgpack"
+    out = arena("match", "blocking", "sequential", "sequential", "--setup", str(setup), "--set", "cols=1",
+                "--json", "--log", str(log))
+    assert out.returncode == 0, out.stderr
+    header = msgpack.Unpacker(open(log, "rb"), raw=False).unpack()
+    assert header["setup"] == {"rows": 3, "cols": 1, "blocked": []}
+
+
+def test_games_and_bots_listings() -> None:
+    games = arena("games")
+    assert games.returncode == 0 and "blocking" in games.stdout
+    bots = arena("bots", "blocking")
+    names = [line.split()[1] for line in bots.stdout.splitlines()]
+    assert {"sequential", "random", "maxblock"} <= set(names)
+
+
+def test_replay_prints_boards_and_verify_catches_tampering(tmp_path: Path) -> None:
+    log = tmp_path / "m.msgpack"
+    assert arena("match", "blocking", "random", "maxblock", "--set", "rows=4", "--set", "cols=6",
+                 "--log", str(log), "--seed", "2").returncode == 0
+    replay = arena("replay", str(log))
+    assert replay.returncode == 0 and "ply 1: seat 0 (random) plays row" in replay.stdout
+    assert "result: reason blocked" in replay.stdout
+    dump = arena("replay", str(log), "--json")
+    data = json.loads(dump.stdout)
+    data["records"][[r["kind"] for r in data["records"]].index("move")]["move"] = [99, 99]
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(data))
+    verdict = arena("replay", str(edited), "--verify")
+    assert verdict.returncode == 1 and "ply 1" in verdict.stdout and "not legal" in verdict.stdout
+    data = json.loads(dump.stdout)
+    data["result"]["scores"] = list(reversed(data["result"]["scores"]))
+    edited.write_text(json.dumps(data))
+    verdict = arena("replay", str(edited), "--verify")
+    assert verdict.returncode == 1 and "scores" in verdict.stdout
