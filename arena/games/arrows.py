@@ -324,9 +324,10 @@ class Arrows(Game):
     def random_setup(
         self, rng: random.Random, players: int = 2, partial: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
-        """Complete partial; options min_size/max_size (4..10, up to 100 sets "large") and
-        density (share of blocked cells, default 0.1). Directions are drawn among those
-        whose target is playable, so that a random board does not end before it starts."""
+        """Complete partial; options: min_size, max_size (over 10 sets "large"), density."""
+        # density is the share of blocked cells (default 0.1), always leaving room for the
+        # heads. Directions are drawn among those whose targets are playable (see
+        # _random_dirs) so that a random board does not end before its first move.
         partial = dict(partial or {})
         lo = need_int(NAME, "min_size", partial.pop("min_size", MIN_SIDE), MIN_SIDE, MAX_LARGE_SIDE)
         hi = need_int(NAME, "max_size", partial.pop("max_size", MAX_SIDE), lo, MAX_LARGE_SIDE)
