@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import logging
 import random
@@ -20,6 +22,8 @@ from arena.replay import render_replay, verify
 from arena.setups import SetupFileError, load_setup_file, parse_set_values
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+# Modules that add subcommands through register(subparsers).
+SUBCOMMAND_MODULES = ("arena.tournament.cli", "arena.viewer.cli", "arena.analyze", "arena.play")
 
 
 class CliError(Exception):
@@ -190,6 +194,9 @@ def build_parser() -> Parser:
     r.add_argument("--json", action="store_true", help="dump the whole log as JSON")
     r.add_argument("--at", type=_non_negative, metavar="N", help="show the position after ply N")
     r.set_defaults(func=cmd_replay)
+    for module in SUBCOMMAND_MODULES:
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module).register(sub)
     return parser
 
 

@@ -80,8 +80,10 @@ REORDER = {"rotate_cw": rotate_cw, "rotate_ccw": rotate_ccw, "swap_h": swap_h, "
 
 def majority(children: list) -> int | None:
     """The colour found strictly more often than every other among leaf children, or None."""
-    (top, count), *rest = Counter(children).most_common(2) + [(None, 0)]
-    return top if count > rest[0][1] else None
+    ranked = Counter(children).most_common(2)
+    if len(ranked) == 1 or ranked[0][1] > ranked[1][1]:
+        return ranked[0][0]
+    return None
 
 
 def random_tree(rng: random.Random, level: int, max_depth: int, colours: int) -> Tree:
@@ -104,8 +106,13 @@ def tree_error(tree: Any, max_depth: int, colours: int, path: list[int], level: 
                 return error
         return None
     if not is_int(tree) or not 0 <= tree < colours:
-        return f"block at path {path} must be a colour 0..{colours - 1} or four blocks, got {tree!r}"
+        return f"block at path {path} is {tree!r}, not a colour 0..{colours - 1} or four blocks"
     return None
+
+
+def is_path(value: Any) -> bool:
+    """True when value is a list of child indices 0..3."""
+    return isinstance(value, (list, tuple)) and all(is_int(i) and 0 <= i < 4 for i in value)
 
 
 def as_tree(tree: Any) -> Tree:
@@ -261,16 +268,17 @@ class BlockyState(State):
         if self.is_over():
             raise IllegalMove(move, "the game is over")
         if not isinstance(move, (list, tuple)) or not move or move[0] not in KINDS:
-            raise IllegalMove(move, f"a move is [kind, path, ...] with kind one of {', '.join(KINDS)}")
+            raise IllegalMove(move, f"a move is [kind, path, ...], kind one of {', '.join(KINDS)}")
         kind = move[0]
         if kind == "pass":
             if len(move) != 1:
                 raise IllegalMove(move, 'pass is ["pass"]')
             return kind, [], self.board
         if len(move) != (3 if kind == "paint" else 2):
-            raise IllegalMove(move, '["paint", path, colour]' if kind == "paint" else f'["{kind}", path]')
+            shape = '["paint", path, colour]' if kind == "paint" else f'["{kind}", path]'
+            raise IllegalMove(move, f"a {kind} move is {shape}")
         path = move[1]
-        if not isinstance(path, (list, tuple)) or not all(is_int(i) and 0 <= i < 4 for i in path):
+        if not is_path(path):
             raise IllegalMove(move, "a path is a list of child indices 0..3")
         block = self.board
         for depth, i in enumerate(path):
@@ -294,7 +302,7 @@ class BlockyState(State):
                 raise IllegalMove(move, "the cell already has that colour")
         else:  # combine
             if not isinstance(block, list) or level != self.max_depth - 1:
-                raise IllegalMove(move, "only a block whose children are unit cells can be combined")
+                raise IllegalMove(move, "only a block of four unit cells can be combined")
             if majority(block) is None:
                 raise IllegalMove(move, "no colour occurs more often than every other")
         return kind, list(path), block
@@ -325,7 +333,7 @@ class BlockyState(State):
         keys = set(payload)
         if keys == {"smash", "block"}:
             path = payload["smash"]
-            if not isinstance(path, (list, tuple)) or not all(is_int(i) and 0 <= i < 4 for i in path):
+            if not is_path(path):
                 raise IllegalMove(payload, "smash must be a path of child indices 0..3")
             parent = self.board
             for i in path[:-1]:
@@ -334,10 +342,11 @@ class BlockyState(State):
                 parent = parent[i]
             if path and not isinstance(parent, list):
                 raise IllegalMove(payload, f"no block at path {list(path)}")
-            error = tree_error(payload["block"], self.max_depth, self.colours, list(path), len(path))
+            block = payload["block"]
+            error = tree_error(block, self.max_depth, self.colours, list(path), len(path))
             if error:
                 raise IllegalMove(payload, error)
-            self.set_block(list(path), as_tree(payload["block"]))
+            self.set_block(list(path), as_tree(block))
         elif keys and keys <= {"board", "goals"}:
             # The opening event of a match whose setup left the board or the goals to chance.
             if "board" in payload:
@@ -417,9 +426,10 @@ def check_goals(value: Any, players: int, colours: int) -> list[dict[str, Any]]:
     result = []
     for i, goal in enumerate(goals):
         if not isinstance(goal, Mapping) or set(goal) != {"kind", "colour"}:
-            raise SetupError(NAME, f'goals[{i}] must be {{"kind": ..., "colour": ...}}, got {goal!r}')
+            raise SetupError(NAME, f'goals[{i}] must be {{"kind": k, "colour": c}}, got {goal!r}')
         if goal["kind"] not in GOAL_KINDS:
-            raise SetupError(NAME, f"goals[{i}].kind must be blob or perimeter, got {goal['kind']!r}")
+            kind = goal["kind"]
+            raise SetupError(NAME, f"goals[{i}].kind must be blob or perimeter, got {kind!r}")
         colour = need_int(NAME, f"goals[{i}].colour", goal["colour"], 0, colours - 1)
         result.append({"kind": goal["kind"], "colour": colour})
     return result
@@ -502,7 +512,9 @@ class Blocky(Game):
     def render_move(self, move: Move) -> str:
         if isinstance(move, (list, tuple)) and move and move[0] == "paint" and len(move) == 3:
             return f"paint {move[1]} with colour {move[2]}"
-        return " ".join(str(part) for part in move) if isinstance(move, (list, tuple)) else repr(move)
+        if isinstance(move, (list, tuple)):
+            return " ".join(str(part) for part in move)
+        return repr(move)
 
 
 BlockyState.game = GAME = Blocky()

@@ -68,6 +68,11 @@ _CATALOGUE_BLOCKS = [block for block, _ in CATALOGUE]
 _CATALOGUE_WEIGHTS = [weight for _, weight in CATALOGUE]
 
 
+def is_number(value: Any) -> bool:
+    """True for an int or float (bools excluded)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def line_bonus(lines: int) -> int:
     """The bonus for emptying `lines` rows and columns with one drop: 10 + 20 + ... = 5n(n+1)."""
     return 5 * lines * (lines + 1)
@@ -338,17 +343,21 @@ class TentenState(State):
         if self.sequence is not None:
             left += f", {len(self.sequence)} in sequence"
         lines = [f"tenten round {self.round}, {self.drops} drops, score {self.points} ({left})"]
+        width = len(str(size)) + 1  # one blank column between two-digit column numbers
         for r in range(size, 0, -1):
-            cells = "".join(" #" if self.is_filled(k, r) else " ." for k in range(1, size + 1))
-            lines.append(f"{r:>2}{cells}")
-        lines.append("  " + "".join(f"{k:>2}" for k in range(1, size + 1)))
+            cells = "".join(
+                f"{'#' if self.is_filled(k, r) else '.':>{width}}" for k in range(1, size + 1)
+            )
+            lines.append(f"{r:>{width - 1}}{cells}")
+        lines.append(" " * (width - 1) + "".join(f"{k:>{width}}" for k in range(1, size + 1)))
         if self.offer:
             pictures = [block_picture(block) for block in self.offer]
             height = max(len(p) for p in pictures)
             widths = [max(len(p[0]), 2) for p in pictures]
             # Bottom-align the shapes so that they read like blocks standing on a shelf.
             padded = [[""] * (height - len(p)) + p for p in pictures]
-            lines.append(("offer: " + "   ".join(f"{i:<{w}}" for i, w in enumerate(widths))).rstrip())
+            labels = "   ".join(f"{i:<{w}}" for i, w in enumerate(widths))
+            lines.append(f"offer: {labels}".rstrip())
             for row in range(height):
                 lines.append(
                     "       "
@@ -401,11 +410,9 @@ class TentenState(State):
 def _full_lines(size: int, cells: Iterable[tuple[int, int]]) -> list[str]:
     """Names of the rows and columns that cells fill completely."""
     cells = set(cells)
-    names = [f"row {r}" for r in range(1, size + 1) if all((k, r) in cells for k in range(1, size + 1))]
-    names += [
-        f"column {k}" for k in range(1, size + 1) if all((k, r) in cells for r in range(1, size + 1))
-    ]
-    return names
+    span = range(1, size + 1)
+    names = [f"row {r}" for r in span if all((k, r) in cells for k in span)]
+    return names + [f"column {k}" for k in span if all((k, r) in cells for r in span)]
 
 
 class Tenten(Game):
@@ -430,7 +437,9 @@ class Tenten(Game):
         if "sequence" in setup:
             blocks = need_list(NAME, "sequence", setup["sequence"])
             if not 1 <= len(blocks) <= MAX_SEQUENCE:
-                raise SetupError(NAME, f"sequence must hold 1..{MAX_SEQUENCE} blocks, got {len(blocks)}")
+                raise SetupError(
+                    NAME, f"sequence must hold 1..{MAX_SEQUENCE} blocks, got {len(blocks)}"
+                )
             result["sequence"] = [
                 block_data(to_block(NAME, f"sequence[{i}]", b)) for i, b in enumerate(blocks)
             ]
@@ -441,7 +450,9 @@ class Tenten(Game):
             for i, cell in enumerate(need_list(NAME, "filled", setup["filled"])):
                 k, r = need_pair(NAME, f"filled[{i}]", cell)
                 if not (1 <= k <= size and 1 <= r <= size):
-                    raise SetupError(NAME, f"filled[{i}] = [{k}, {r}] is off the {size}x{size} board")
+                    raise SetupError(
+                        NAME, f"filled[{i}] = [{k}, {r}] is off the {size}x{size} board"
+                    )
                 cells.add((k, r))
             full = _full_lines(size, cells)
             if full:
@@ -458,7 +469,7 @@ class Tenten(Game):
         hi = need_int(NAME, "max_size", partial.pop("max_size", 10), lo, MAX_SIZE)
         length = partial.pop("sequence_length", None)
         density = partial.pop("density", 0.0)
-        if not isinstance(density, (int, float)) or isinstance(density, bool) or not 0 <= density < 1:
+        if not is_number(density) or not 0 <= density < 1:
             raise SetupError(NAME, f"density must be a number in [0, 1), got {density!r}")
         setup = dict(partial)
         if "size" not in setup:
