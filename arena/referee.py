@@ -183,7 +183,8 @@ class Referee:
                 self.on_ply(state, seat, move)
         result = self._result(state, failure, ply, time.monotonic() - started)
         self._send_end(result, failure)
-        self.log.write({"kind": "result", **result.summary(), "detail": result.detail,
+        summary = {k: v for k, v in result.summary().items() if k != "log"}  # a log need not name itself
+        self.log.write({"kind": "result", **summary, "detail": result.detail,
                         "time_used_ms": result.time_used_ms, "duration_s": round(result.duration_s, 4)})
         return result
 
