@@ -24,6 +24,7 @@ class BotKind(StrEnum):
     REGISTERED = "registered"  # a name from the `arena.bots` entry points
     PYTHON = "python"  # path/bot.py[:Class] or module:Class, served by protocol.run
     EXEC = "exec"  # any program speaking the protocol through ARENA_ENDPOINT/ARENA_TOKEN
+    STDIO = "stdio"  # any program speaking the protocol as JSON lines on stdin/stdout
 
 
 @dataclass(frozen=True)
@@ -82,11 +83,15 @@ def parse_bot_spec(
     if not isinstance(text, str) or not text.strip():
         raise BotSpecError("empty bot spec")
     text = text.strip()
-    if text.startswith("exec:"):
-        words = shlex.split(text[len("exec:"):])
-        if not words:
-            raise BotSpecError(f"{text!r}: exec: needs a command")
-        return BotSpec(text, BotKind.EXEC, shlex.join(words), tuple(_absolute_words(words)), options, display)
+    for prefix, kind in (("exec:", BotKind.EXEC), ("stdio:", BotKind.STDIO)):
+        if text.startswith(prefix):
+            try:
+                words = shlex.split(text[len(prefix):])
+            except ValueError as exc:
+                raise BotSpecError(f"{text!r}: {exc}") from None
+            if not words:
+                raise BotSpecError(f"{text!r}: {prefix} needs a command")
+            return BotSpec(text, kind, shlex.join(words), tuple(_absolute_words(words)), options, display)
     head, sep, tail = text.partition(":")
     if head.endswith(".py"):
         path = Path(head)
@@ -106,5 +111,6 @@ def parse_bot_spec(
         return BotSpec(text, BotKind.PYTHON, text, _python_argv(text, options), options, display)
     known = ", ".join(b.name for b in bots_for(game)) or "none"
     raise BotSpecError(
-        f"unknown bot {text!r} for {game} (registered: {known}; or path/bot.py, module:Class, exec:COMMAND)"
+        f"unknown bot {text!r} for {game} (registered: {known}; or path/bot.py, module:Class, "
+        "exec:COMMAND, stdio:COMMAND)"
     )

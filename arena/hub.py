@@ -53,6 +53,10 @@ class Peer:
         """True once the peer presented its token and has not disconnected."""
         return self.routing_id is not None and not self.disconnected
 
+    def watch(self) -> list[tuple[Any, str]]:
+        """What the referee's poller watches for this peer: frames and disconnect notices."""
+        return [(self.sock, "frames"), (self.monitor, "monitor")]
+
     def send(self, message: dict[str, Any]) -> bool:
         """Send without blocking; False when the peer is gone or not reading."""
         if self.routing_id is None:

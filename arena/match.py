@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.botspec import BotSpec
+from arena.botspec import BotKind, BotSpec
 from arena.clock import ClockSettings
 from arena.games import Game, State
-from arena.hub import Hub
+from arena.hub import Hub, Peer
 from arena.matchlog import LogWriter, NullLog
 from arena.process import BotProcess, LaunchError, Limits
 from arena.referee import MatchResult, Player, Referee
+from arena.stdio import StdioPeer
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,28 @@ class MatchPlan:
     limits: Limits = field(default_factory=Limits)
 
 
+def launch_player(hub: Hub, spec: BotSpec, limits: Limits) -> Player:
+    """Start one bot process and the link the referee talks to it through.
+
+    A bot that cannot be started at all still gets a Player (with launch_error set), so the
+    referee records the failure as that seat's crash instead of raising.
+    """
+    if spec.kind == BotKind.STDIO:
+        process = BotProcess(spec, "", "", limits, stdio=True)
+        link: Peer | StdioPeer = StdioPeer(process)
+    else:
+        peer = hub.expect()
+        process = BotProcess(spec, peer.endpoint, peer.token, limits)
+        link = peer
+    player = Player(spec.name, link, process, spec_text=spec.text)
+    try:
+        process.start()
+    except LaunchError as exc:
+        player.process = None
+        player.launch_error = str(exc)
+    return player
+
+
 def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> None:
     """Say bye to every bot, give them grace_s to exit, then kill every process group."""
     for player in players:
@@ -56,7 +79,8 @@ def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> N
         if player.process is not None:
             # Even a bot that exited may have left children in its group.
             player.process.kill()
-        hub.forget(player.peer)
+        if isinstance(player.peer, Peer):
+            hub.forget(player.peer)
 
 
 def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None = None) -> MatchResult:
@@ -65,16 +89,7 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
     players: list[Player] = []
     writer: LogWriter | NullLog = LogWriter(plan.log_path) if plan.log_path else NullLog()
     try:
-        for spec in plan.bots:
-            peer = hub.expect()
-            process = BotProcess(spec, peer.endpoint, peer.token, plan.limits)
-            player = Player(spec.name, peer, process, spec_text=spec.text)
-            try:
-                process.start()
-            except LaunchError as exc:
-                player.process = None
-                player.launch_error = str(exc)
-            players.append(player)
+        players.extend(launch_player(hub, spec, plan.limits) for spec in plan.bots)
         referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
                           plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply)
         result = referee.run()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import shutil
@@ -12,8 +13,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.botspec import BotKind, BotSpec
-from protocol.messages import ENV_ENDPOINT, ENV_TOKEN
+from arena.botspec import BotSpec
+from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,11 @@ class OutputTail:
             del self.data[:excess]
             self.dropped += excess
 
+    def last_line(self) -> str:
+        """The last non-empty line written (shortened), for one-line failure reports."""
+        lines = [l for l in self.data.decode("utf-8", errors="replace").splitlines() if l.strip()]
+        return lines[-1].strip()[:200] if lines else ""
+
     def text(self) -> str:
         """The kept output as text, prefixed by a note when bytes were dropped."""
         body = self.data.decode("utf-8", errors="replace")
@@ -86,16 +92,22 @@ def bot_environment(workdir: str, endpoint: str, token: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env["HOME"] = env["TMPDIR"] = workdir
     env["PYTHONUNBUFFERED"] = "1"
-    env[ENV_ENDPOINT] = endpoint
-    env[ENV_TOKEN] = token
+    if endpoint:  # stdio bots talk through their pipes and get neither
+        env[ENV_ENDPOINT] = endpoint
+        env[ENV_TOKEN] = token
     return env
 
 
 class BotProcess:
     """One running bot program; its death is visible at once through a pidfd."""
 
-    def __init__(self, spec: BotSpec, endpoint: str, token: str, limits: Limits | None = None) -> None:
+    def __init__(
+        self, spec: BotSpec, endpoint: str, token: str, limits: Limits | None = None, stdio: bool = False
+    ) -> None:
         self.spec = spec
+        self.stdio = stdio  # protocol on stdin/stdout (JSON lines); output captures stderr only
+        self.stdin_fd = -1
+        self.stdout_fd = -1
         self.endpoint = endpoint
         self.token = token
         self.limits = limits or Limits()
@@ -116,9 +128,9 @@ class BotProcess:
         try:
             self.proc = subprocess.Popen(
                 argv,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE if self.stdio else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
+                stderr=subprocess.PIPE if self.stdio else subprocess.STDOUT,
                 cwd=self.workdir,
                 env=bot_environment(self.workdir, self.endpoint, self.token),
                 start_new_session=True,
@@ -127,10 +139,20 @@ class BotProcess:
         except OSError as exc:
             shutil.rmtree(self.workdir, ignore_errors=True)
             raise LaunchError(f"cannot start {self.spec.text}: {exc}") from None
-        assert self.proc.stdout is not None  # narrowing: stdout=PIPE was requested
-        self.output_fd = self.proc.stdout.fileno()
+        proc = self.proc
+        if self.stdio and proc.stdin is not None and proc.stdout is not None and proc.stderr is not None:
+            self.stdin_fd, self.stdout_fd = proc.stdin.fileno(), proc.stdout.fileno()
+            self.output_fd = proc.stderr.fileno()
+            os.set_blocking(self.stdin_fd, False)
+            os.set_blocking(self.stdout_fd, False)
+            try:  # room for a whole message in the pipe, so a send never has to wait
+                fcntl.fcntl(self.stdin_fd, fcntl.F_SETPIPE_SZ, MAX_MESSAGE_BYTES)
+            except OSError:
+                log.debug("cannot enlarge the stdin pipe of %s", self.spec.text)
+        elif proc.stdout is not None:
+            self.output_fd = proc.stdout.fileno()
         os.set_blocking(self.output_fd, False)
-        self.pidfd = os.pidfd_open(self.proc.pid)
+        self.pidfd = os.pidfd_open(proc.pid)
 
     @property
     def pid(self) -> int:
@@ -164,16 +186,19 @@ class BotProcess:
         return self.proc is not None and self.poll() is None
 
     def describe_exit(self) -> str:
-        """A short description of how the process ended."""
+        """A short description of how the process ended, with its last line of output."""
         status = self.poll()
         if status is None:
-            return "still running"
-        if status < 0:
+            how = "still running"
+        elif status < 0:
             try:
-                return f"killed by {signal.Signals(-status).name}"
+                how = f"killed by {signal.Signals(-status).name}"
             except ValueError:
-                return f"killed by signal {-status}"
-        return f"exited with status {status}"
+                how = f"killed by signal {-status}"
+        else:
+            how = f"exited with status {status}"
+        last = self.output.last_line()
+        return f"{how} ({last})" if last else how
 
     def kill(self) -> None:
         """Kill the whole process group, reap the process, release fds and the directory."""
@@ -208,14 +233,14 @@ class BotProcess:
         if self.pidfd >= 0:
             os.close(self.pidfd)
             self.pidfd = -1
-        if self.proc is not None and self.proc.stdout is not None:
-            self.proc.stdout.close()
-        self.output_fd = -1
+        if self.proc is not None:
+            for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                if pipe is not None:
+                    try:
+                        pipe.close()
+                    except OSError:  # a stdin pipe with unsent bytes to a dead bot
+                        pass
+        self.output_fd = self.stdin_fd = self.stdout_fd = -1
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = ""
-
-
-def is_python_spec(spec: BotSpec) -> bool:
-    """True for bots served by protocol.run (registered names and Python files/classes)."""
-    return spec.kind in (BotKind.REGISTERED, BotKind.PYTHON)

@@ -18,6 +18,7 @@ import zmq
 from arena.clock import ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_from_scores
 from arena.hub import Peer
+from arena.stdio import StdioPeer
 from arena.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog
 from arena.process import BotProcess
 from protocol.messages import Reason
@@ -34,7 +35,7 @@ class Player:
     """A bot connected to the hub; a pool keeps it across matches."""
 
     name: str
-    peer: Peer
+    peer: Peer | StdioPeer
     process: BotProcess | None = None
     seq: int = 0
     spec_text: str = ""
@@ -133,8 +134,8 @@ class Referee:
         self._watch: dict[Any, tuple[str, int]] = {}
         self._dead: set[int] = set()
         for seat, player in enumerate(players):
-            self._watch[player.peer.sock] = ("frames", seat)
-            self._watch[player.peer.monitor] = ("monitor", seat)
+            for item, what in player.peer.watch():
+                self._watch[item] = (what, seat)
             process = player.process
             if process is not None and process.output_fd >= 0:
                 self._watch[process.output_fd] = ("output", seat)
@@ -220,7 +221,7 @@ class Referee:
                 if player.process is not None and not player.process.alive:
                     player.process.drain_output()
                     return Failure(seat, Reason.CRASH,
-                                   f"bot process {player.process.describe_exit()} before hello")
+                                   f"bot process {player.process.describe_exit()} at start-up")
             now = time.monotonic()
             if now >= deadline:
                 return Failure(pending[0], Reason.PROTOCOL,
@@ -384,8 +385,11 @@ class Referee:
         """A bot process ended: let its last frames land, then record a crash."""
         settle = time.monotonic() + DEATH_SETTLE_S
         peer = self.players[seat].peer
+        settle_poller = zmq.Poller()
+        for item, _ in peer.watch():
+            settle_poller.register(item, zmq.POLLIN)
         while time.monotonic() < settle:
-            if peer.sock.poll(max(1, int((settle - time.monotonic()) * 1000)), zmq.POLLIN):
+            if settle_poller.poll(max(1, int((settle - time.monotonic()) * 1000))):
                 peer.pump()
         failure = self._drain_inbox(seat, waiting, replies, now)
         if failure is not None or not waiting:

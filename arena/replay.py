@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from arena.clock import ClockError, ClockSettings
 from arena.games import GameError, State, UnknownGame, get_game
-from arena.matchlog import MatchLog
+from arena.matchlog import MatchLog, position_fingerprint
 from arena.referee import offender_last
 
 FAILURE_REASONS = {"timeout", "illegal", "crash", "protocol"}
+CLOCK_TOLERANCE_MS = 0.01  # the referee rounds clocks and times to 0.001 ms
 
 
 @dataclass
@@ -22,6 +25,7 @@ class Verdict:
     message: str
     ply: int | None = None
     truncated: bool = False
+    plies: int = 0  # plies re-simulated without disagreement
 
 
 class Disagreement(Exception):
@@ -41,6 +45,8 @@ def _start(log: MatchLog) -> tuple[State, list[list[Any]]]:
     if header.get("game_version") != game.version:
         raise Disagreement(0, f"log is for {game.name} version {header.get('game_version')}, "
                               f"this arena has version {game.version}")
+    if len(header.get("seats", [])) != header["players"]:
+        raise Disagreement(0, f"header: {header['players']} players but {len(header.get('seats', []))} seats")
     try:
         setup = game.validate_setup(header["setup"], header["players"])
         return game.start(setup, header["players"], header["seed"])
@@ -49,7 +55,11 @@ def _start(log: MatchLog) -> tuple[State, list[list[Any]]]:
 
 
 def positions(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, State]]:
-    """Yield (move record, state after it), starting with (None, initial state)."""
+    """Yield (move record, state after it), starting with (None, initial state).
+
+    The same State object is yielded every time and changed in place by the next move:
+    copy it (or take to_data()) before advancing when positions are kept.
+    """
     state, _ = _start(log)
     yield None, state
     for record in log.records:
@@ -58,94 +68,206 @@ def positions(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, State]]:
             yield record, state
 
 
-def _simulate(log: MatchLog) -> tuple[State, int]:
+class _Clocks:
+    """Every seat's clock as the log states it, checked against the clock rules."""
+
+    def __init__(self, log: MatchLog) -> None:
+        try:
+            self.settings = ClockSettings(**log.header["clock"])
+        except (ClockError, TypeError) as exc:
+            raise Disagreement(0, f"header: clock settings do not validate: {exc}") from None
+        self.left = [float(self.settings.budget_ms)] * log.header["players"]
+
+    def ready(self, record: dict[str, Any], ply: int) -> None:
+        seat = record["seat"]
+        if not 0 <= seat < len(self.left):
+            raise Disagreement(ply, f"ready of seat {seat}, which does not exist")
+        want = max(0.0, self.left[seat] - record["time_ms"])
+        if abs(record["clock"] - want) > CLOCK_TOLERANCE_MS:
+            raise Disagreement(ply, f"seat {seat}'s clock after init is {record['clock']} ms, but "
+                                    f"{self.left[seat]} - {record['time_ms']} ms used leaves {want:.3f}")
+        self.left[seat] = float(record["clock"])
+
+    def move(self, record: dict[str, Any], ply: int) -> None:
+        seat, clocks = record["seat"], record["clocks"]
+        if len(clocks) != len(self.left):
+            raise Disagreement(ply, f"{len(clocks)} clocks for {len(self.left)} seats")
+        for other, logged in enumerate(clocks):
+            want = self.left[other]
+            if other == seat:
+                want = max(0.0, want - record["time_ms"]) + self.settings.increment_ms
+            if not isinstance(logged, (int, float)) or abs(logged - want) > CLOCK_TOLERANCE_MS:
+                why = (f"{self.left[other]} - {record['time_ms']} ms used + {self.settings.increment_ms} ms "
+                       f"increment gives {want:.3f}" if other == seat else f"it was {want} and seat {other} did not move")
+                raise Disagreement(ply, f"seat {other}'s clock is {logged!r} ms, but {why}")
+        self.left = [float(c) for c in clocks]
+
+
+def _simulate(log: MatchLog) -> tuple[State, int, int | None]:
+    """Re-play every record; return (final state, plies, seat of a recorded illegal move)."""
     state, opening = _start(log)
+    clocks = _Clocks(log)
     expected: deque[list[Any]] = deque(opening)
     ply = 0
     illegal_seat: int | None = None
     for record in log.records:
-        kind = record.get("kind")
+        kind = record["kind"]
+        if illegal_seat is not None and kind in ("move", "event", "illegal"):
+            raise Disagreement(ply + 1, f"a {kind} record after the illegal move that ended the match")
         if kind == "event":
             if not expected:
-                raise Disagreement(ply, f"referee event {record.get('event')!r} was never generated")
+                raise Disagreement(ply, f"referee event {_short(record['event'])} was never generated "
+                                        f"by the seeded generator")
             want = expected.popleft()
-            if record.get("event") != want:
-                raise Disagreement(ply, f"referee event {record.get('event')!r} differs from the "
-                                        f"seeded generator's {want!r}")
+            if record["event"] != want:
+                raise Disagreement(ply, f"referee event {_short(record['event'])} differs from the seeded "
+                                        f"generator's {_short(want)}")
+            if record["ply"] != ply:
+                raise Disagreement(ply, f"referee event numbered ply {record['ply']}, generated after ply {ply}")
+        elif kind == "ready":
+            if ply:
+                raise Disagreement(ply, f"ready of seat {record['seat']} after the first move")
+            clocks.ready(record, ply)
         elif kind == "move":
             if expected:
-                raise Disagreement(ply, f"referee event {expected[0]!r} missing before ply {ply + 1}")
+                raise Disagreement(ply, f"referee event {_short(expected[0])} missing before ply {ply + 1}")
             ply += 1
-            if record.get("ply") != ply:
-                raise Disagreement(ply, f"ply numbered {record.get('ply')!r}")
-            if state.is_over():
-                raise Disagreement(ply, "a move after the game was over")
-            if record.get("seat") != state.to_move():
-                raise Disagreement(ply, f"seat {record.get('seat')!r} moved, but seat {state.to_move()} was to move")
+            _check_move(state, record, ply)
             try:
-                expected.extend(state.apply(record.get("move")))
+                expected.extend(state.apply(record["move"]))
             except GameError as exc:
-                raise Disagreement(ply, f"move {record.get('move')!r} is not legal: {exc}") from None
+                raise Disagreement(ply, f"move {_short(record['move'])} is not legal: {exc}") from None
+            if "pos" in record and record["pos"] != position_fingerprint(state):
+                raise Disagreement(ply, f"seat {record['seat']}'s move {_short(record['move'])} does not lead "
+                                        f"to the position the match reached (fingerprint differs): "
+                                        f"the move was changed")
+            clocks.move(record, ply)
         elif kind == "illegal":
+            if record["ply"] != ply + 1 or record["seat"] != state.to_move():
+                raise Disagreement(ply + 1, f"illegal move recorded for seat {record['seat']} at ply "
+                                            f"{record['ply']}, but seat {state.to_move()} was to play ply {ply + 1}")
             try:
-                state.copy().apply(record.get("move"))
+                state.copy().apply(record["move"])
             except GameError:
-                illegal_seat = record.get("seat")
+                illegal_seat = record["seat"]
             else:
-                raise Disagreement(ply + 1, f"move {record.get('move')!r} recorded as illegal is legal")
+                raise Disagreement(ply + 1, f"move {_short(record['move'])} recorded as illegal is legal")
     if expected and not log.truncated:
-        raise Disagreement(ply, f"referee event {expected[0]!r} missing at the end")
-    if illegal_seat is not None and log.result and log.result.get("offender") != illegal_seat:
-        raise Disagreement(ply, "an illegal move was recorded but its seat is not the offender")
-    return state, ply
+        raise Disagreement(ply, f"referee event {_short(expected[0])} missing at the end")
+    return state, ply, illegal_seat
+
+
+def _check_move(state: State, record: dict[str, Any], ply: int) -> None:
+    if record["ply"] != ply:
+        raise Disagreement(ply, f"move numbered ply {record['ply']}")
+    if state.is_over():
+        raise Disagreement(ply, "a move after the game was over")
+    if record["seat"] != state.to_move():
+        raise Disagreement(ply, f"seat {record['seat']} moved, but seat {state.to_move()} was to move")
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check_result(log: MatchLog, state: State, plies: int, illegal_seat: int | None) -> str:
+    """Compare the result record with the re-simulation; return the verdict message."""
+    result = log.result
+    assert result is not None  # narrowing: verify() handles the truncated case first
+    reason = result["reason"]
+    if result["plies"] != plies:
+        raise Disagreement(plies, f"result: plies {result['plies']}, but the log holds {plies} moves")
+    if "game" in result and result["game"] != log.header["game"]:
+        raise Disagreement(plies, f"result: game {result['game']!r}, header {log.header['game']!r}")
+    if "players" in result and list(result["players"]) != log.names:
+        raise Disagreement(plies, f"result: players {result['players']!r}, header seats {log.names!r}")
+    offender = result["offender"]
+    if (reason == "illegal") != (illegal_seat is not None):
+        raise Disagreement(plies, f"result: reason {reason!r}, but the log "
+                                  f"{'records' if illegal_seat is not None else 'holds no'} illegal move")
+    if reason in FAILURE_REASONS:
+        if state.is_over():
+            raise Disagreement(plies, f"result: {reason} of seat {offender} after the game was already over")
+        if not isinstance(offender, int) or not 0 <= offender < log.header["players"]:
+            raise Disagreement(plies, f"result: {reason} without a valid offender")
+        if illegal_seat is not None and offender != illegal_seat:
+            raise Disagreement(plies, f"result: offender {offender}, but seat {illegal_seat} made the illegal move")
+        scores = [float(s) for s in state.forfeit_scores(offender)]
+        ranks = offender_last(scores, offender)
+    else:
+        if not state.is_over():
+            raise Disagreement(plies, f"result: {reason!r} but the game is not over after ply {plies}")
+        if reason != state.end_reason():
+            raise Disagreement(plies, f"result: reason {reason!r}, re-simulation gives {state.end_reason()!r}")
+        want_offender = state.resigned() if reason == "resigned" else None
+        if offender != want_offender:
+            raise Disagreement(plies, f"result: offender {offender!r}, re-simulation gives {want_offender!r}")
+        scores = [float(s) for s in state.scores()]
+        ranks = state.ranks()
+    if [float(s) for s in result["scores"]] != scores:
+        raise Disagreement(plies, f"result: scores {result['scores']!r}, re-simulation gives {scores!r}")
+    if list(result["ranks"]) != ranks:
+        raise Disagreement(plies, f"result: ranks {result['ranks']!r}, re-simulation gives {ranks!r}")
+    return f"verified: {plies} plies, reason {reason}, scores {scores}"
 
 
 def verify(log: MatchLog) -> Verdict:
     """Re-simulate the log from its setup and seed; report the first disagreement."""
     try:
-        state, plies = _simulate(log)
+        state, plies, illegal_seat = _simulate(log)
+        if log.result is None:
+            return Verdict(False, f"log is truncated after ply {plies}: {log.truncation}; "
+                                  f"the {plies} plies it holds agree with the re-simulation", plies, True, plies)
+        message = _check_result(log, state, plies, illegal_seat)
     except Disagreement as exc:
-        return Verdict(False, str(exc), exc.ply, log.truncated)
-    if log.result is None:
-        return Verdict(False, f"log is truncated after ply {plies} (no result record)", plies, True)
-    result = log.result
-    reason = result.get("reason")
-    if result.get("plies") != plies:
-        return Verdict(False, f"result: plies {result.get('plies')!r}, but the log holds {plies} moves", plies)
-    offender = result.get("offender")
-    if reason in FAILURE_REASONS:
-        if state.is_over():
-            return Verdict(False, f"result: {reason} of seat {offender} after the game was already over", plies)
-        if not isinstance(offender, int) or not 0 <= offender < log.header["players"]:
-            return Verdict(False, f"result: {reason} without a valid offender", plies)
-        scores = [float(s) for s in state.forfeit_scores(offender)]
-        ranks = offender_last(scores, offender)
-    else:
-        if not state.is_over():
-            return Verdict(False, f"result: {reason!r} but the game is not over after ply {plies}", plies)
-        if reason != state.end_reason():
-            return Verdict(False, f"result: reason {reason!r}, re-simulation gives {state.end_reason()!r}", plies)
-        want_offender = state.resigned() if reason == "resigned" else None
-        if offender != want_offender:
-            return Verdict(False, f"result: offender {offender!r}, re-simulation gives {want_offender!r}", plies)
-        scores = [float(s) for s in state.scores()]
-        ranks = state.ranks()
-    if [float(s) for s in result.get("scores", [])] != scores:
-        return Verdict(False, f"result: scores {result.get('scores')!r}, re-simulation gives {scores!r}", plies)
-    if list(result.get("ranks", [])) != ranks:
-        return Verdict(False, f"result: ranks {result.get('ranks')!r}, re-simulation gives {ranks!r}", plies)
-    return Verdict(True, f"verified: {plies} plies, reason {reason}, scores {scores}", None, log.truncated)
+        return Verdict(False, str(exc), exc.ply, log.truncated, max(0, exc.ply - 1))
+    if log.truncated:
+        return Verdict(False, f"{message}, but the log is truncated: {log.truncation}", None, True, plies)
+    return Verdict(True, message, None, False, plies)
+
+
+def describe_event(game: str, event: Any) -> str:
+    """A one-line description of a referee event."""
+    payload = event[1] if isinstance(event, list) and len(event) == 2 else event
+    if isinstance(payload, dict) and "offer" in payload:
+        return f"referee offers {len(payload['offer'])} block(s): {_short(payload['offer'], 200)}"
+    if isinstance(payload, dict) and "smash" in payload:
+        return f"referee: smash at {payload['smash']} gives {_short(payload.get('block'), 200)}"
+    return f"referee event {_short(payload, 200)}"
+
+
+def _clock_text(names: list[str], clocks: list[Any]) -> str:
+    return ", ".join(f"{names[i] if i < len(names) else i} {c:.0f} ms" for i, c in enumerate(clocks))
 
 
 def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
-    """The match as text: header, each move with the board after it, the result."""
+    """The match as text: header, each move with the board and clocks after it, the result.
+
+    With `at`, only the position after ply `at` (0: the initial position) is shown.
+    """
     header = log.header
     game = get_game(header["game"])
-    names = [seat.get("name", f"seat {i}") for i, seat in enumerate(header.get("seats", []))]
+    names = log.names
     yield (f"{header['game']} v{header.get('game_version')}  match {header.get('match')}  "
-           f"seed {header.get('seed')}  players: {', '.join(names)}")
+           f"seed {header.get('seed')}  log format {header.get('format')}")
+    yield "seats: " + ", ".join(f"{i} {name}" for i, name in enumerate(names))
     clock = header.get("clock", {})
-    yield f"clock: budget {clock.get('budget_ms')} ms, increment {clock.get('increment_ms')} ms, margin {clock.get('margin_ms')} ms"
+    yield (f"clock: budget {clock.get('budget_ms')} ms, increment {clock.get('increment_ms')} ms, "
+           f"cap {clock.get('move_cap_ms') or 'none'}, margin {clock.get('margin_ms')} ms, mode {clock.get('mode')}")
+    plies = len(log.moves)
+    if at is not None and at > plies:
+        yield f"no ply {at}: the log holds {plies} plies"
+        return
+    events_after: dict[int, list[str]] = {}
+    for record in log.records:
+        if record["kind"] == "event":
+            events_after.setdefault(record["ply"], []).append(describe_event(game.name, record["event"]))
+        elif record["kind"] == "ready" and at is None:
+            yield f"ready: seat {record['seat']} in {record['time_ms']:.1f} ms, clock {record['clock']:.0f} ms"
+        elif record["kind"] == "illegal":
+            events_after.setdefault(record["ply"] - 1, []).append(
+                f"seat {record['seat']} plays the illegal move {_short(record['move'])}: {record.get('detail', '')}")
     try:
         for record, state in positions(log):
             ply = 0 if record is None else record["ply"]
@@ -155,16 +277,25 @@ def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
                 yield "initial position:"
             else:
                 seat = record["seat"]
-                clocks = ", ".join(f"{c:.0f}" for c in record.get("clocks", []))
-                yield (f"ply {ply}: seat {seat} ({names[seat] if seat < len(names) else '?'}) "
-                       f"plays {game.render_move(record['move'])}  [{record.get('time_ms', 0):.1f} ms; clocks {clocks} ms]")
+                name = names[seat] if 0 <= seat < len(names) else "?"
+                yield (f"ply {ply}: seat {seat} ({name}) plays {game.render_move(record['move'])}  "
+                       f"[{record['time_ms']:.1f} ms; clocks {_clock_text(names, record['clocks'])}]")
+            yield from events_after.get(ply, [])
             yield state.render()
             yield ""
     except GameError as exc:
         yield f"replay stopped: {exc}"
     if log.result is None:
-        yield f"log is truncated: no result (crashed referee?); {len(log.moves)} plies shown"
+        yield f"log is truncated: {log.truncation}; {plies} plies shown"
     elif at is None:
         r = log.result
-        yield (f"result: reason {r.get('reason')}, scores {r.get('scores')}, ranks {r.get('ranks')}, "
-               f"offender {r.get('offender')}" + (f" ({r.get('detail')})" if r.get("detail") else ""))
+        yield (f"result: reason {r['reason']}, scores {r['scores']}, ranks {r['ranks']}, "
+               f"offender {r['offender']}" + (f" ({r['detail']})" if r.get("detail") else ""))
+        if r.get("time_used_ms"):
+            yield f"time used: {_clock_text(names, r['time_used_ms'])}"
+        if log.truncated:
+            yield f"log is truncated: {log.truncation}"
+        for seat, text in sorted(log.output.items()):
+            lines = text.rstrip("\n").splitlines()
+            yield f"output of seat {seat} ({len(lines)} lines):"
+            yield from (f"  | {line}" for line in lines[-20:])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection
 from typing import Any
 
@@ -56,7 +57,7 @@ def encode(message: dict[str, Any]) -> bytes:
     return msgpack.packb(message, use_bin_type=True)
 
 
-def _check_plain(value: Any) -> None:
+def check_plain(value: Any) -> None:
     """Reject nesting deeper than MAX_DEPTH and any type JSON could not hold (bytes, ext)."""
     stack = [(value, 1)]
     while stack:
@@ -99,7 +100,7 @@ def decode(data: bytes) -> dict[str, Any]:
         raise ProtocolError(f"not a msgpack value: {type(exc).__name__}: {exc}") from None
     if not isinstance(value, dict):
         raise ProtocolError(f"frame holds a {type(value).__name__}, not a map")
-    _check_plain(value)
+    check_plain(value)
     return value
 
 
@@ -121,6 +122,31 @@ def decode_from_bot(data: bytes) -> tuple[str, dict[str, Any]]:
     """Decode and check a frame a bot sent; return (type, message)."""
     message = decode(data)
     return check_message(message, BOT_TYPES), message
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ProtocolError(f"JSON constant {name} is not allowed")
+
+
+def decode_json_line(line: bytes) -> dict[str, Any]:
+    """Decode one untrusted JSON line (stdio bots) under the same limits as a msgpack frame."""
+    if len(line) > MAX_MESSAGE_BYTES:
+        raise ProtocolError(f"line of {len(line)} bytes exceeds {MAX_MESSAGE_BYTES}", len(line))
+    try:
+        value = json.loads(line, parse_constant=_refuse_constant)
+    except ProtocolError:
+        raise
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ProtocolError(f"not a JSON object: {type(exc).__name__}: {exc}") from None
+    if not isinstance(value, dict):
+        raise ProtocolError(f"line holds a {type(value).__name__}, not a JSON object")
+    check_plain(value)
+    return value
+
+
+def encode_json_line(message: dict[str, Any]) -> bytes:
+    """One message as one JSON line (stdio bots)."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
 def decode_from_referee(data: bytes) -> tuple[str, dict[str, Any]]:

@@ -1,0 +1,15 @@
+"""Timed round-robin tournaments: config, schedule, executors, results store, standings."""
+
+from arena.tournament.config import ConfigError, TournamentConfig, config_from_data, load_config
+from arena.tournament.runner import Coordinator, RunOptions, TournamentError, load_standings
+
+__all__ = [
+    "ConfigError",
+    "Coordinator",
+    "RunOptions",
+    "TournamentConfig",
+    "TournamentError",
+    "config_from_data",
+    "load_config",
+    "load_standings",
+]

@@ -1,0 +1,28 @@
+"""`python -m arena.tournament tournament|standings ...`: the subcommands without the `arena` script."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from arena.cli import EXIT_USAGE, CliError, Parser
+from arena.tournament.cli import register
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse and run one of the tournament subcommands."""
+    parser = Parser(prog="arena", description="Round-robin tournaments for game-playing bots.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debugging details")
+    register(parser.add_subparsers(dest="command", required=True, parser_class=Parser))
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except CliError as exc:
+        print(f"arena {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""The `arena tournament` and `arena standings` subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.cli import EXIT_FAILED, EXIT_OK, CliError
+from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament.report import STANDINGS_MD, terminal, write_reports
+from arena.tournament.runner import Coordinator, RunOptions, TournamentError, load_standings
+from arena.tournament.store import StoreError
+
+EXIT_INTERRUPTED = 130
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    """Add the `tournament` and `standings` subcommands to the `arena` parser."""
+    t = subparsers.add_parser("tournament", help="run round-robin tournaments from TOML configs",
+                              description="Run each CONFIG's tournament in turn; results go to its output "
+                                          "directory (results/NAME unless the config or --out says otherwise).")
+    t.add_argument("configs", nargs="+", metavar="CONFIG", help="tournament config (TOML)")
+    t.add_argument("--out", metavar="DIR",
+                   help="output directory (with several configs: DIR/NAME for each)")
+    t.add_argument("--workers", type=_positive, metavar="N",
+                   help="parallel referee processes (default: the config's concurrency, else cores / 2)")
+    t.add_argument("--resume", action="store_true", help="continue: play only the matches without a result")
+    t.add_argument("--executor", choices=("local", "dask"),
+                   help="local worker processes (default) or a Dask cluster")
+    t.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask scheduler, e.g. tcp://host:8786 (implies --executor dask; without it, "
+                        "--executor dask starts a local cluster)")
+    t.add_argument("--quiet", action="store_true", help="no progress bar and no tables (for scripts)")
+    t.set_defaults(func=cmd_tournament)
+
+    s = subparsers.add_parser("standings", help="print (and rewrite) the standings of a tournament directory")
+    s.add_argument("dir", metavar="DIR", help="a tournament's output directory")
+    s.set_defaults(func=cmd_standings)
+
+
+def load_configs(paths: list[str]) -> list[TournamentConfig]:
+    """Load every config before running any, so a typo in the last one fails at once."""
+    configs = []
+    for path in paths:
+        try:
+            configs.append(load_config(path))
+        except ConfigError as exc:
+            raise CliError(str(exc)) from None
+    names = [c.name for c in configs]
+    for name in names:
+        if names.count(name) > 1:
+            raise CliError(f"two configs share the name {name!r}; their results would mix (set name = ...)")
+    return configs
+
+
+def _executor(args: argparse.Namespace) -> str:
+    executor = args.executor or ("dask" if args.scheduler else "local")
+    if args.scheduler and executor != "dask":
+        raise CliError("--scheduler is for --executor dask")
+    if executor == "dask" and importlib.util.find_spec("distributed") is None:
+        raise CliError("--executor dask needs Dask: pip install 'arena[dask]'")
+    return executor
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    """Run every config's tournament, one after another."""
+    configs = load_configs(args.configs)
+    executor = _executor(args)
+    for config in configs:
+        if args.out:
+            out = Path(args.out) if len(configs) == 1 else Path(args.out) / config.name
+        else:
+            out = config.output_dir()
+        options = RunOptions(out=out, resume=args.resume, executor=executor, scheduler=args.scheduler,
+                             workers=args.workers, quiet=args.quiet)
+        try:
+            coordinator = Coordinator(config, options)
+        except (TournamentError, StoreError) as exc:
+            raise CliError(str(exc)) from None
+        except OSError as exc:
+            raise CliError(f"cannot use output directory {out}: {exc.strerror}") from None
+        try:
+            standings = coordinator.run()
+            write_reports(out, standings)
+        except TournamentError as exc:
+            print(f"arena tournament: {config.name}: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        except KeyboardInterrupt:
+            print(f"arena tournament: {config.name}: interrupted; the results so far are kept in {out} "
+                  "(run again with --resume to finish)", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        finally:
+            coordinator.close()
+        if not args.quiet:
+            print(terminal(standings))
+            print(f"results: {out / STANDINGS_MD}\n", flush=True)
+    return EXIT_OK
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    """Recompute the standings of a tournament directory from its store; print and rewrite them."""
+    try:
+        standings = load_standings(args.dir)
+    except (TournamentError, StoreError) as exc:
+        raise CliError(str(exc)) from None
+    write_reports(args.dir, standings)
+    print(terminal(standings))
+    return EXIT_OK

@@ -1,0 +1,387 @@
+"""Tournament configs (TOML): parsed, checked key by key, and turned into plain values.
+
+Every error names the key it is about (`bots[2].spec`, `clock.budget_ms`, ...). Paths in a
+config (setup files, bot files, programs of `exec:` bots) are relative to the config
+file's directory; the output directory is relative to where the command runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.botspec import BotKind, BotSpec, BotSpecError, parse_bot_spec
+from arena.clock import ClockError, ClockSettings
+from arena.games import Game, GameError, UnknownGame, get_game
+from arena.match import complete_setup
+from arena.process import Limits
+from arena.setups import SetupFileError, load_setup_file
+from arena.tournament.schedule import MatchTask, build_schedule, derive_seed
+
+STRIKE_REASONS = ("timeout", "crash", "protocol", "illegal")
+DEFAULT_STRIKE_REASONS = ("timeout", "crash", "protocol")
+TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
+            "strikes", "limits", "concurrency", "pin_cpus", "persistent", "logs", "output")
+BOT_KEYS = ("spec", "name", "options")
+SETUP_KEYS = ("fixed", "maps", "files", "random")
+CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
+STRIKE_KEYS = ("max_strikes", "reasons")
+LIMIT_KEYS = ("address_space_mb", "cpu_seconds", "file_size_mb", "open_files", "processes")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
+
+
+class ConfigError(ValueError):
+    """A config that cannot be run; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """One competitor: the name it is listed under and how to start it."""
+
+    name: str
+    spec: BotSpec
+
+
+@dataclass(frozen=True)
+class SetupEntry:
+    """One complete setup and where it came from (`fixed`, `files[0]`, `random[3]`, ...)."""
+
+    label: str
+    setup: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StrikeRule:
+    """After max_strikes failures of these reasons a bot is disqualified (0 = never)."""
+
+    max_strikes: int = 3
+    reasons: tuple[str, ...] = DEFAULT_STRIKE_REASONS
+
+
+@dataclass
+class TournamentConfig:
+    """A checked tournament config."""
+
+    name: str
+    game: str
+    bots: list[BotEntry]
+    players: int
+    setups: list[SetupEntry]
+    games_per_pairing: int
+    seed: int = 1
+    clock: ClockSettings = field(default_factory=ClockSettings)
+    limits: Limits = field(default_factory=Limits)
+    strikes: StrikeRule = field(default_factory=StrikeRule)
+    concurrency: int | None = None  # None: cores // 2, at least 1
+    pin_cpus: bool = False
+    persistent: bool = True
+    logs: bool = True
+    output: str | None = None
+    source: str = ""  # the config file, for messages
+
+    def schedule(self) -> list[MatchTask]:
+        """Every match of the tournament, in order."""
+        return build_schedule(len(self.bots), self.players, len(self.setups), self.games_per_pairing, self.seed)
+
+    def to_data(self) -> dict[str, Any]:
+        """What defines the results (stored with them, and hashed into the fingerprint)."""
+        return {
+            "name": self.name,
+            "game": self.game,
+            "game_version": get_game(self.game).version,
+            "players": self.players,
+            "bots": [{"name": b.name, "spec": b.spec.text, "options": b.spec.options} for b in self.bots],
+            "setups": [{"label": s.label, "setup": s.setup} for s in self.setups],
+            "games_per_pairing": self.games_per_pairing,
+            "seed": self.seed,
+            "clock": self.clock.to_data(),
+            "strikes": {"max_strikes": self.strikes.max_strikes, "reasons": list(self.strikes.reasons)},
+        }
+
+    def fingerprint(self) -> str:
+        """A hash of everything that decides which matches are played and how they are scored."""
+        data = self.to_data()
+        data.pop("name")
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+    def output_dir(self) -> Path:
+        """The output directory the config asks for (default results/NAME)."""
+        return Path(self.output) if self.output else Path("results") / self.name
+
+
+def default_concurrency() -> int:
+    """Half the usable cores (bots need the other half), at least one."""
+    return max(1, len(os.sched_getaffinity(0)) // 2)
+
+
+# --- checking values --------------------------------------------------------------------
+
+
+class _Checker:
+    """Typed getters that raise ConfigError naming the key."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, key: str, message: str) -> ConfigError:
+        """The error for a bad value of key."""
+        where = f"{self.source}: " if self.source else ""
+        return ConfigError(f"{where}{key}: {message}" if key else f"{where}{message}")
+
+    def keys(self, table: Mapping[str, Any], known: tuple[str, ...], prefix: str) -> None:
+        """Reject the first key of table that is not known."""
+        for key in table:
+            if key not in known:
+                name = f"{prefix}.{key}" if prefix else key
+                where = f"{self.source}: " if self.source else ""
+                raise ConfigError(f"{where}unknown key {name!r} (known: {', '.join(known)})")
+
+    def table(self, value: Any, key: str) -> dict[str, Any]:
+        """A TOML table."""
+        if not isinstance(value, dict):
+            raise self.fail(key, f"must be a table, got {_kind(value)}")
+        return value
+
+    def integer(self, value: Any, key: str, lo: int = 0, hi: int | None = None) -> int:
+        """An integer in [lo, hi]."""
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(key, f"must be an integer, got {_kind(value)}")
+        if value < lo or (hi is not None and value > hi):
+            span = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+            raise self.fail(key, f"must be {span}, got {value}")
+        return value
+
+    def boolean(self, value: Any, key: str) -> bool:
+        """true or false."""
+        if not isinstance(value, bool):
+            raise self.fail(key, f"must be true or false, got {_kind(value)}")
+        return value
+
+    def string(self, value: Any, key: str) -> str:
+        """A non-empty string."""
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, f"must be a non-empty string, got {_kind(value)}")
+        return value.strip()
+
+    def array(self, value: Any, key: str) -> list[Any]:
+        """An array."""
+        if not isinstance(value, list):
+            raise self.fail(key, f"must be an array, got {_kind(value)}")
+        return value
+
+
+def _kind(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
+            dict: "a table"}.get(type(value), type(value).__name__) + (f" ({value!r:.40})" if not isinstance(value, (dict, list)) else "")
+
+
+# --- loading ----------------------------------------------------------------------------
+
+
+def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
+    """Read and check a TOML config file; raises ConfigError naming the key."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text: {exc.reason}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    return config_from_data(data, base=path.parent, source=str(path), default_name=path.stem)
+
+
+def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: str = "",
+                     default_name: str = "tournament") -> TournamentConfig:
+    """Check a config given as a map (what the TOML file holds)."""
+    check = _Checker(source)
+    base = base or Path.cwd()
+    check.keys(data, TOP_KEYS, "")
+    if "game" not in data:
+        raise check.fail("game", "missing (the game every match is played in)")
+    game_name = check.string(data["game"], "game")
+    try:
+        game = get_game(game_name)
+    except UnknownGame as exc:
+        raise check.fail("game", str(exc)) from None
+    name = check.string(data.get("name", default_name), "name")
+    if not NAME_PATTERN.fullmatch(name):
+        raise check.fail("name", f"{name!r} must be letters, digits, '.', '_' or '-' (it names a directory)")
+    seed = check.integer(data.get("seed", 1), "seed", 0, 2**63 - 1)
+    bots = _bots(check, data, game, base)
+    players = _players(check, data, game, len(bots))
+    default_games = players
+    games = check.integer(data.get("games_per_pairing", default_games), "games_per_pairing", 1, 100_000)
+    if games % players:
+        raise check.fail("games_per_pairing",
+                         f"must be a multiple of {players} (the seats) so every bot plays every seat equally; got {games}")
+    concurrency = data.get("concurrency")
+    return TournamentConfig(
+        name=name,
+        game=game.name,
+        bots=bots,
+        players=players,
+        setups=_setups(check, data.get("setups", {"random": {"count": 1}}), game, players, seed, base),
+        games_per_pairing=games,
+        seed=seed,
+        clock=_clock(check, data.get("clock", {})),
+        limits=_limits(check, data.get("limits", {})),
+        strikes=_strikes(check, data.get("strikes", {})),
+        concurrency=None if concurrency is None else check.integer(concurrency, "concurrency", 1, 1024),
+        pin_cpus=check.boolean(data.get("pin_cpus", False), "pin_cpus"),
+        persistent=check.boolean(data.get("persistent", True), "persistent"),
+        logs=check.boolean(data.get("logs", True), "logs"),
+        output=check.string(data["output"], "output") if "output" in data else None,
+        source=source,
+    )
+
+
+def _players(check: _Checker, data: Mapping[str, Any], game: Game, bots: int) -> int:
+    if "players" in data:
+        players = check.integer(data["players"], "players", 1)
+    elif game.min_players == game.max_players:
+        players = game.min_players
+    else:  # a game for 1..N: as many seats as bots allow
+        players = max(game.min_players, min(game.max_players, bots))
+    try:
+        game.check_players(players)
+    except GameError as exc:
+        raise check.fail("players", str(exc)) from None
+    if players > bots:
+        raise check.fail("players", f"{players} seats need at least {players} bots, the config lists {bots}")
+    if players > 1 and bots < 2:
+        raise check.fail("bots", "a round-robin needs at least two bots")
+    return players
+
+
+def _bots(check: _Checker, data: Mapping[str, Any], game: Game, base: Path) -> list[BotEntry]:
+    if "bots" not in data:
+        raise check.fail("bots", "missing (a list of BOT specs or tables with spec, name, options)")
+    entries: list[BotEntry] = []
+    names: set[str] = set()
+    for i, item in enumerate(check.array(data["bots"], "bots")):
+        key = f"bots[{i}]"
+        if isinstance(item, str):
+            item = {"spec": item}
+        item = check.table(item, key)
+        check.keys(item, BOT_KEYS, key)
+        if "spec" not in item:
+            raise check.fail(f"{key}.spec", "missing (registered name, path/bot.py, module:Class or exec:COMMAND)")
+        text = check.string(item["spec"], f"{key}.spec")
+        options = check.table(item.get("options", {}), f"{key}.options")
+        display = check.string(item["name"], f"{key}.name") if "name" in item else ""
+        try:
+            # Paths in a spec are relative to the config file, like setup files.
+            with contextlib.chdir(base):
+                spec = parse_bot_spec(text, game.name, options, display)
+        except BotSpecError as exc:
+            raise check.fail(f"{key}.spec", str(exc)) from None
+        if spec.kind == BotKind.EXEC and shutil.which(spec.argv[0]) is None:
+            raise check.fail(f"{key}.spec", f"no such program: {spec.argv[0]}")
+        if spec.kind == BotKind.REGISTERED:
+            _check_options(check, spec, f"{key}.options")
+        if spec.name in names:
+            raise check.fail(f"{key}.name", f"duplicate bot name {spec.name!r} (give each entry its own name)")
+        names.add(spec.name)
+        entries.append(BotEntry(spec.name, spec))
+    return entries
+
+
+def _check_options(check: _Checker, spec: BotSpec, key: str) -> None:
+    """Instantiate a registered (trusted) bot once, so bad options fail here, not in every match."""
+    from protocol.run import BotLoadError, load_bot_class
+
+    try:
+        load_bot_class(spec.target)(**spec.options)
+    except BotLoadError as exc:
+        raise check.fail(key, str(exc)) from None
+    except (TypeError, ValueError) as exc:
+        raise check.fail(key, f"bad options for {spec.text}: {exc}") from None
+
+
+def _setups(check: _Checker, value: Any, game: Game, players: int, seed: int, base: Path) -> list[SetupEntry]:
+    table = check.table(value, "setups")
+    check.keys(table, SETUP_KEYS, "setups")
+    partials: list[tuple[str, dict[str, Any]]] = []
+    if "fixed" in table:
+        partials.append(("fixed", check.table(table["fixed"], "setups.fixed")))
+    for i, item in enumerate(check.array(table.get("maps", []), "setups.maps")):
+        partials.append((f"maps[{i}]", check.table(item, f"setups.maps[{i}]")))
+    for i, item in enumerate(check.array(table.get("files", []), "setups.files")):
+        key = f"setups.files[{i}]"
+        file = base / check.string(item, key)
+        try:
+            partials.append((f"files[{i}]:{Path(item).name}", load_setup_file(file, game)))
+        except (SetupFileError, GameError) as exc:
+            raise check.fail(key, str(exc)) from None
+    if "random" in table:
+        options = dict(check.table(table["random"], "setups.random"))
+        count = check.integer(options.pop("count", 1), "setups.random.count", 1, 10_000)
+        partials += [(f"random[{i}]", dict(options)) for i in range(count)]
+    if not partials:
+        raise check.fail("setups", "no setup given (fixed, maps, files or random)")
+    setups = []
+    for index, (label, partial) in enumerate(partials):
+        key = "setups." + label.split(":")[0]
+        try:
+            # Each setup gets its own seed, so random[3] is the same board in every pairing.
+            complete = complete_setup(game, partial, players, derive_seed(seed, "setup", index))
+        except GameError as exc:
+            raise check.fail(key, str(exc)) from None
+        except (TypeError, ValueError) as exc:  # generators may reject odd option types this way
+            raise check.fail(key, f"bad setup value: {exc}") from None
+        setups.append(SetupEntry(label, complete))
+    return setups
+
+
+def _clock(check: _Checker, value: Any) -> ClockSettings:
+    table = check.table(value, "clock")
+    check.keys(table, CLOCK_KEYS, "clock")
+    values: dict[str, Any] = {}
+    for key, raw in table.items():
+        if key == "mode":
+            values[key] = check.string(raw, "clock.mode")
+        elif key == "wall_factor":
+            if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw <= 0:
+                raise check.fail("clock.wall_factor", f"must be a positive number, got {_kind(raw)}")
+            values[key] = float(raw)
+        else:
+            values[key] = check.integer(raw, f"clock.{key}", 1 if key in ("budget_ms", "move_cap_ms") else 0)
+    try:
+        return ClockSettings(**values)
+    except ClockError as exc:
+        field_name = str(exc).split(" ", 1)[0]
+        raise check.fail(f"clock.{field_name}" if field_name in CLOCK_KEYS else "clock", str(exc)) from None
+
+
+def _limits(check: _Checker, value: Any) -> Limits:
+    table = check.table(value, "limits")
+    check.keys(table, LIMIT_KEYS, "limits")
+    values: dict[str, int | None] = {}
+    for key, raw in table.items():
+        # false or 0 lifts a limit (TOML has no null).
+        values[key] = None if raw is False or raw == 0 else check.integer(raw, f"limits.{key}", 1)
+    return Limits(**values)  # type: ignore[arg-type]  # keys were checked against LIMIT_KEYS
+
+
+def _strikes(check: _Checker, value: Any) -> StrikeRule:
+    table = check.table(value, "strikes")
+    check.keys(table, STRIKE_KEYS, "strikes")
+    max_strikes = check.integer(table.get("max_strikes", StrikeRule.max_strikes), "strikes.max_strikes", 0)
+    reasons = table.get("reasons", list(DEFAULT_STRIKE_REASONS))
+    for i, reason in enumerate(check.array(reasons, "strikes.reasons")):
+        if reason not in STRIKE_REASONS:
+            raise check.fail(f"strikes.reasons[{i}]", f"{reason!r} is not one of {', '.join(STRIKE_REASONS)}")
+    return StrikeRule(max_strikes, tuple(reasons))

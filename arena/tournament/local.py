@@ -1,0 +1,182 @@
+"""The local executor: parallel referee processes, each with its own pool of bot processes.
+
+Workers are started with `spawn` (no inherited sockets or database handles) and die with
+the coordinator (PR_SET_PDEATHSIG); their bots die with them (the launcher). Each worker
+has its own pipe, so the coordinator knows which matches a worker holds: if a worker dies,
+exactly those matches are handed back to be re-queued.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import traceback
+from collections import deque
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+
+from arena.tournament.schedule import MatchTask
+from arena.tournament.worker import MatchRecord, MatchRunner, RunnerPlan
+
+log = logging.getLogger(__name__)
+
+PR_SET_PDEATHSIG = 1
+PREFETCH = 2  # matches queued per worker, so it never waits for the coordinator between two
+STOP_GRACE_S = 10.0
+
+
+@dataclass
+class Outcome:
+    """What became of a submitted match: a record, an error, or lost with its worker."""
+
+    task: MatchTask
+    record: MatchRecord | None = None
+    error: str = ""  # an exception inside the arena (not a bot failure), with its traceback
+    lost: bool = False  # the worker died: the match may be submitted again
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies (Linux)."""
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        log.warning("cannot set PR_SET_PDEATHSIG; workers may outlive a killed coordinator")
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _worker_main(conn: Connection, plan: RunnerPlan) -> None:
+    """A worker process: play the matches that arrive on conn until None arrives."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    if plan.cpus:
+        os.sched_setaffinity(0, set(plan.cpus))
+    runner = MatchRunner(plan)
+    try:
+        while True:
+            task = conn.recv()
+            if task is None:
+                break
+            try:
+                conn.send(("ok", runner.run(task)))
+            except Exception:  # an arena bug must not end the tournament: report it, go on
+                conn.send(("error", traceback.format_exc()))
+    except (EOFError, OSError):
+        pass  # the coordinator is gone
+    finally:
+        runner.close()
+
+
+@dataclass
+class _Worker:
+    number: int
+    process: BaseProcess
+    conn: Connection
+    tasks: deque[MatchTask] = field(default_factory=deque)
+
+
+def cpu_slices(workers: int) -> list[tuple[int, ...]]:
+    """Split the usable cores into one disjoint set per worker (shared when there are too few)."""
+    cores = sorted(os.sched_getaffinity(0))
+    size = max(1, len(cores) // workers)
+    return [tuple(cores[(i * size) % len(cores):][:size]) for i in range(workers)]
+
+
+class LocalExecutor:
+    """Runs matches on worker processes of this machine."""
+
+    def __init__(self, plan: RunnerPlan, workers: int, pin_cpus: bool = False) -> None:
+        self.plan = plan
+        self.count = max(1, workers)
+        self.slices = cpu_slices(self.count) if pin_cpus else [None] * self.count
+        self.context = multiprocessing.get_context("spawn")
+        self.workers: list[_Worker] = []
+        self.started = 0
+
+    @property
+    def capacity(self) -> int:
+        """How many matches may be submitted at once."""
+        return self.count * PREFETCH
+
+    def start(self) -> None:
+        """Start the worker processes."""
+        for number in range(self.count):
+            self.workers.append(self._spawn(number))
+
+    def _spawn(self, number: int) -> _Worker:
+        ours, theirs = self.context.Pipe(duplex=True)
+        plan = replace(self.plan, cpus=self.slices[number])
+        process = self.context.Process(target=_worker_main, args=(theirs, plan), name=f"arena-worker-{number}",
+                                       daemon=True)
+        process.start()
+        theirs.close()
+        self.started += 1
+        return _Worker(number, process, ours)
+
+    def submit(self, task: MatchTask) -> None:
+        """Hand a match to the least busy worker."""
+        worker = min(self.workers, key=lambda w: len(w.tasks))
+        worker.tasks.append(task)
+        try:
+            worker.conn.send(task)
+        except (BrokenPipeError, OSError):
+            pass  # the worker is dead; wait() reports its matches as lost
+
+    def wait(self, timeout: float | None = None) -> list[Outcome]:
+        """Outcomes that are ready, after waiting up to timeout for the first one."""
+        busy = [w for w in self.workers if w.tasks]
+        if not busy:
+            return []
+        sources: dict[object, _Worker] = {}
+        for worker in busy:
+            sources[worker.conn] = worker
+            sources[worker.process.sentinel] = worker
+        outcomes: list[Outcome] = []
+        for ready in multiprocessing.connection.wait(list(sources), timeout):
+            worker = sources[ready]
+            if worker not in self.workers:
+                continue  # already replaced in this round
+            outcomes += self._collect(worker)
+        return outcomes
+
+    def _collect(self, worker: _Worker) -> list[Outcome]:
+        outcomes = []
+        try:
+            while worker.tasks and worker.conn.poll():
+                kind, value = worker.conn.recv()
+                task = worker.tasks.popleft()
+                outcomes.append(Outcome(task, record=value) if kind == "ok" else Outcome(task, error=value))
+        except (EOFError, OSError):
+            pass
+        if not worker.process.is_alive():
+            log.error("worker %d died (exit code %s); its %d matches are re-queued",
+                      worker.number, worker.process.exitcode, len(worker.tasks))
+            outcomes += [Outcome(task, lost=True) for task in worker.tasks]
+            worker.conn.close()
+            self.workers[self.workers.index(worker)] = self._spawn(worker.number)
+        return outcomes
+
+    def close(self, graceful: bool = True) -> None:
+        """Stop the workers: politely (bots get bye) or at once (kill; bots die with them)."""
+        for worker in self.workers:
+            if graceful:
+                try:
+                    worker.conn.send(None)
+                except OSError:
+                    pass
+            else:
+                worker.process.kill()
+        for worker in self.workers:
+            worker.process.join(STOP_GRACE_S if graceful else 5.0)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(5.0)
+            worker.conn.close()
+        self.workers = []

@@ -1,0 +1,247 @@
+"""The coordinator: config → schedule → executor → store → standings and reports.
+
+Only the coordinator writes the store, one row per finished match, in the order results
+arrive. It hands out matches a few at a time, so disqualifying a bot stops its matches
+from being played; re-queues matches whose worker died; and on `--resume` plays only
+the scheduled matches that have no row.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import Counter, deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from tqdm import tqdm
+
+from arena import __version__ as arena_version
+from arena.games import get_game
+from arena.tournament.config import TournamentConfig, default_concurrency
+from arena.tournament.errors import TournamentError
+from arena.tournament.local import LocalExecutor, Outcome
+from arena.tournament.schedule import MatchTask
+from arena.tournament.standings import Standings, compute
+from arena.tournament.store import ResultsStore, StoreError
+from arena.tournament.strikes import StrikeBook, forfeit_record
+from arena.tournament.worker import LOG_SUFFIX, MatchRecord, RunnerPlan
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 3  # a match whose worker died (or hit an arena error) this often stops the run
+WAIT_S = 0.5
+FAILURES = frozenset({"timeout", "crash", "protocol", "illegal"})
+
+
+class Executor(Protocol):
+    """What the coordinator needs from an executor (local processes or Dask)."""
+
+    @property
+    def capacity(self) -> int:
+        """How many matches may be in flight."""
+
+    def start(self) -> None:
+        """Get the workers ready."""
+
+    def submit(self, task: MatchTask) -> None:
+        """Start one match."""
+
+    def wait(self, timeout: float | None = None) -> list[Outcome]:
+        """Outcomes ready within timeout."""
+
+    def close(self, graceful: bool = True) -> None:
+        """Stop the workers."""
+
+
+@dataclass
+class RunOptions:
+    """How to run (not part of what the results mean)."""
+
+    out: Path
+    resume: bool = False
+    executor: str = "local"
+    scheduler: str | None = None
+    workers: int | None = None
+    quiet: bool = False
+
+
+def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) -> ResultsStore:
+    """The output directory's store: new, or the one of this very config when resuming."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "logs").mkdir(exist_ok=True)
+    store = ResultsStore.in_dir(out)
+    meta = store.meta()
+    if not meta.get("fingerprint"):
+        store.init_meta({"fingerprint": config.fingerprint(), "config": config.to_data(), "total": total,
+                         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                         "arena_version": arena_version})
+        return store
+    if meta["fingerprint"] != config.fingerprint():
+        store.close()
+        raise TournamentError(f"{out} holds results of a different config ({meta['config']['name']}); "
+                              "choose another --out")
+    if not resume:
+        done = store.count()
+        store.close()
+        raise TournamentError(f"{out} already holds {done}/{total} results of this tournament; "
+                              "add --resume to continue it, or choose another --out")
+    return store
+
+
+def make_plan(config: TournamentConfig, out: Path, ship_logs: bool) -> RunnerPlan:
+    """What every worker needs."""
+    return RunnerPlan(
+        key=config.fingerprint(), game=config.game, bots=tuple(config.bots),
+        setups=tuple(s.setup for s in config.setups), clock=config.clock, limits=config.limits,
+        persistent=config.persistent, log_dir=str((out / "logs").resolve()) if config.logs else None,
+        ship_logs=ship_logs,
+    )
+
+
+def make_executor(config: TournamentConfig, options: RunOptions, out: Path) -> Executor:
+    """The executor the options ask for."""
+    workers = options.workers or config.concurrency or default_concurrency()
+    if options.executor == "local":
+        return LocalExecutor(make_plan(config, out, ship_logs=False), workers, config.pin_cpus)
+    if options.executor == "dask":
+        from arena.tournament.dask_executor import DaskExecutor
+
+        return DaskExecutor(make_plan(config, out, ship_logs=True), options.scheduler, workers)
+    raise TournamentError(f"unknown executor {options.executor!r} (local or dask)")
+
+
+class Coordinator:
+    """Runs one tournament to its end (or until stopped) and records every result."""
+
+    def __init__(self, config: TournamentConfig, options: RunOptions) -> None:
+        self.config = config
+        self.options = options
+        self.out = options.out
+        self.game = get_game(config.game)
+        self.schedule = config.schedule()
+        self.store = open_store(config, self.out, options.resume, len(self.schedule))
+        self.done = self.store.finished()
+        self.book = StrikeBook(config.strikes, len(config.bots))
+        self.failures = 0
+        for record in self.store.records(order="rowid"):
+            self.book.observe(record)
+            self.failures += record.reason in FAILURES
+        self.bar: tqdm | None = None
+
+    def run(self) -> Standings:
+        """Play every match without a row, then compute the standings."""
+        pending = deque(task for task in self.schedule if task.match not in self.done)
+        self.bar = tqdm(total=len(self.schedule), initial=len(self.done), unit="match", dynamic_ncols=True,
+                        desc=self.config.name, disable=self.options.quiet, leave=True, smoothing=0.05)
+        self._postfix()
+        try:
+            if pending:
+                self._play(pending)
+        finally:
+            self.bar.close()
+        return self.standings()
+
+    def _play(self, pending: deque[MatchTask]) -> None:
+        executor = make_executor(self.config, self.options, self.out)
+        executor.start()
+        graceful = False
+        inflight: dict[str, MatchTask] = {}
+        attempts: Counter[str] = Counter()
+        try:
+            while pending or inflight:
+                while pending and len(inflight) < executor.capacity:
+                    task = pending.popleft()
+                    seats = self.book.out_of(task)
+                    if seats:
+                        self._forfeit(task, seats)
+                        continue
+                    executor.submit(task)
+                    inflight[task.match] = task
+                if not inflight:
+                    continue
+                for outcome in executor.wait(WAIT_S):
+                    task = outcome.task
+                    inflight.pop(task.match, None)
+                    if outcome.record is not None:
+                        self._record(outcome.record)
+                        continue
+                    attempts[task.match] += 1
+                    problem = outcome.error.strip().splitlines()[-1] if outcome.error else "its worker was lost"
+                    if attempts[task.match] >= MAX_ATTEMPTS:
+                        raise TournamentError(f"match {task.match} failed {MAX_ATTEMPTS} times: {problem}; "
+                                              "the results so far are kept (--resume continues)")
+                    log.warning("match %s is re-queued: %s", task.match, problem)
+                    if outcome.error:
+                        log.debug("%s", outcome.error)
+                    pending.appendleft(task)
+            graceful = True
+        finally:
+            executor.close(graceful=graceful)
+
+    def _record(self, record: MatchRecord) -> None:
+        """Store one finished match (once), then update strikes and progress."""
+        if record.match in self.done:
+            log.warning("match %s finished twice (a re-run after a lost worker); the first result stands",
+                        record.match)
+            return
+        if record.log_data is not None:
+            path = self.out / "logs" / f"{record.match}{LOG_SUFFIX}"
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_bytes(record.log_data)
+            os.replace(tmp, path)
+            record.log_data = None
+        self.store.add(record)
+        self.done.add(record.match)
+        self.failures += record.reason in FAILURES
+        for bot in self.book.observe(record):
+            self._say(f"{self.config.bots[bot].name} is disqualified after {self.book.strikes[bot]} strikes "
+                      f"(last: {record.reason} in {record.match})")
+        self._advance()
+
+    def _forfeit(self, task: MatchTask, seats: list[int]) -> None:
+        names = [self.config.bots[b].name for b in task.bots]
+        record = forfeit_record(self.game, self.config.setups[task.setup].setup, task, names, seats,
+                                self.config.strikes.max_strikes)
+        self.store.add(record)
+        self.done.add(record.match)
+        self._advance()
+
+    def _advance(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            self._postfix()
+
+    def _postfix(self) -> None:
+        if self.bar is not None and not self.bar.disable:
+            self.bar.set_postfix_str(f"failures={self.failures} dq={len(self.book.disqualified)}", refresh=False)
+
+    def _say(self, text: str) -> None:
+        if self.bar is not None and not self.bar.disable:
+            self.bar.write(text)
+        log.info("%s", text)
+
+    def standings(self) -> Standings:
+        """The standings of what the store holds now."""
+        return compute(self.store.meta(), self.store.records("ord"), self.store.records("rowid"))
+
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()
+
+
+def load_standings(directory: str | os.PathLike[str]) -> Standings:
+    """The standings of an output directory, from its store alone."""
+    try:
+        store = ResultsStore.in_dir(directory, create=False)
+    except StoreError as exc:
+        raise TournamentError(str(exc)) from None
+    try:
+        meta = store.meta()
+        if "config" not in meta:
+            raise TournamentError(f"{directory}: the store holds no tournament")
+        return compute(meta, store.records("ord"), store.records("rowid"))
+    finally:
+        store.close()

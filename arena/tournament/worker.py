@@ -1,0 +1,260 @@
+"""The match runner of a worker: a pool of bot processes kept alive between matches.
+
+One MatchRunner lives in each local worker process (and in each Dask worker, per task
+thread). It referees one match at a time with arena.referee and hands back a plain
+MatchRecord. Healthy bots stay connected for the next match (the protocol allows many
+matches per process); a bot that failed, died or broke the protocol is killed and
+replaced by a fresh process when it is next needed.
+
+Every bot process runs under arena/tournament/launcher.py, so it dies with this worker
+whatever kills the worker.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import socket
+import sys
+import tempfile
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.botspec import BotKind, BotSpec
+from arena.clock import ClockSettings
+from arena.games import get_game
+from arena.hub import Hub, Peer
+from arena.match import launch_player, shutdown
+from arena.matchlog import LogWriter, NullLog
+from arena.process import Limits
+from arena.referee import MatchResult, Player, Referee
+from arena.tournament.config import BotEntry
+from arena.tournament.schedule import MatchTask
+
+log = logging.getLogger(__name__)
+
+LAUNCHER = Path(__file__).with_name("launcher.py")
+# A failure by one of these reasons leaves the offender's process suspect: replace it.
+REPLACE_REASONS = frozenset({"timeout", "crash", "protocol", "illegal"})
+LOG_SUFFIX = ".msgpack"
+
+
+@dataclass(frozen=True)
+class RunnerPlan:
+    """What a worker needs to play any match of one tournament (picklable plain values)."""
+
+    key: str  # the config fingerprint: Dask workers cache runners per plan
+    game: str
+    bots: tuple[BotEntry, ...]
+    setups: tuple[dict[str, Any], ...]
+    clock: ClockSettings
+    limits: Limits = field(default_factory=Limits)
+    persistent: bool = True
+    cpus: tuple[int, ...] | None = None  # pin bot processes to these cores
+    log_dir: str | None = None  # absolute; None writes no logs
+    ship_logs: bool = False  # return log bytes with the record (remote workers) instead of a file
+    max_idle: int = 64  # idle bot processes kept per runner; the least recently used go first
+
+
+@dataclass
+class MatchRecord:
+    """The result of one scheduled match, as stored (one row per finished match)."""
+
+    ord: int
+    match: str
+    round: int
+    setup: int
+    seed: int
+    bots: list[int]
+    names: list[str]
+    scores: list[float]
+    ranks: list[int]
+    reason: str
+    offender: int | None
+    plies: int
+    played: bool = True
+    detail: str = ""
+    duration_s: float = 0.0
+    time_used_ms: list[float] = field(default_factory=list)
+    log: str = ""  # relative to the output directory
+    worker: str = ""
+    finished: str = ""
+    log_data: bytes | None = None  # the log itself when ship_logs (never stored in the table)
+
+    @classmethod
+    def from_result(cls, task: MatchTask, result: MatchResult, log: str, worker: str) -> MatchRecord:
+        """The record of a match the referee played."""
+        return cls(
+            ord=task.ord, match=task.match, round=task.round, setup=task.setup, seed=task.seed,
+            bots=list(task.bots), names=list(result.names), scores=list(result.scores),
+            ranks=list(result.ranks), reason=result.reason, offender=result.offender,
+            plies=result.plies, played=True, detail=result.detail,
+            duration_s=round(result.duration_s, 4), time_used_ms=list(result.time_used_ms),
+            log=log, worker=worker,
+        )
+
+
+def worker_name() -> str:
+    """host:pid of this process."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def launch_spec(spec: BotSpec, cpus: tuple[int, ...] | None) -> BotSpec:
+    """The spec run under the launcher (dies with this process, optionally pinned)."""
+    argv = spec.argv
+    if spec.kind in (BotKind.REGISTERED, BotKind.PYTHON):
+        argv = (sys.executable, *argv[1:])  # this host's interpreter, not the coordinator's
+    pin = ",".join(str(c) for c in cpus) if cpus else "-"
+    wrapped = (sys.executable, "-I", "-S", str(LAUNCHER), str(os.getpid()), pin, "--", *argv)
+    return dataclasses.replace(spec, argv=wrapped)
+
+
+class BotPool:
+    """Bot processes by bot index: idle healthy ones are reused, the rest started fresh."""
+
+    def __init__(self, plan: RunnerPlan, hub: Hub) -> None:
+        self.plan = plan
+        self.hub = hub
+        self.specs = [launch_spec(entry.spec, plan.cpus) for entry in plan.bots]
+        self.idle: OrderedDict[int, tuple[int, Player]] = OrderedDict()  # id(player) -> (bot, player)
+        self.started = 0  # processes launched so far (for tests and benchmarks)
+
+    def acquire(self, bot: int) -> Player:
+        """A healthy idle player of this bot, or a freshly launched one."""
+        for key, (owner, player) in list(self.idle.items()):
+            if owner != bot:
+                continue
+            del self.idle[key]
+            if healthy(player):
+                return player
+            self._discard(player)
+        return self._launch(bot)
+
+    def release(self, returned: list[tuple[int, Player, bool]]) -> None:
+        """Take players back after a match as (bot, player, keep); the rest are stopped."""
+        ending: list[Player] = []
+        for bot, player, keep in returned:
+            if not (keep and healthy(player)):
+                self._discard(player)
+            elif self.plan.persistent:
+                self.idle[id(player)] = (bot, player)
+            else:
+                ending.append(player)
+        while len(self.idle) > self.plan.max_idle:
+            _, (_, oldest) = self.idle.popitem(last=False)
+            ending.append(oldest)
+        self._end(ending)
+
+    def close(self) -> None:
+        """Say bye to every idle bot and stop it."""
+        players = [player for _, player in self.idle.values()]
+        self.idle.clear()
+        self._end(players)
+
+    def _launch(self, bot: int) -> Player:
+        player = launch_player(self.hub, self.specs[bot], self.plan.limits)
+        player.spec_text = self.plan.bots[bot].spec.text  # the log names the bot, not the launcher
+        self.started += 1
+        return player
+
+    def _end(self, players: list[Player]) -> None:
+        """Say bye and stop (the polite way, for healthy bots)."""
+        if players:
+            shutdown(self.hub, players)
+
+    def _discard(self, player: Player) -> None:
+        """Kill at once (the way for failed, hung or hostile bots)."""
+        # pidfd < 0: already killed and reaped; a second killpg could hit a reused pid.
+        if player.process is not None and player.process.pidfd >= 0:
+            player.process.kill()
+        if isinstance(player.peer, Peer):
+            self.hub.forget(player.peer)
+
+
+def healthy(player: Player) -> bool:
+    """True when a player's process runs and its connection is intact and clean."""
+    if player.launch_error or player.process is None or not player.process.alive:
+        return False
+    player.peer.pump()
+    return not player.peer.disconnected and not player.peer.violation
+
+
+class MatchRunner:
+    """Plays scheduled matches of one tournament with a pool of bots."""
+
+    def __init__(self, plan: RunnerPlan) -> None:
+        self.plan = plan
+        self.game = get_game(plan.game)
+        self.hub = Hub()
+        self.pool = BotPool(plan, self.hub)
+        self.name = worker_name()
+        self.last_used = time.monotonic()
+
+    def run(self, task: MatchTask) -> MatchRecord:
+        """Play one match; bot failures are results, never exceptions."""
+        self.last_used = time.monotonic()
+        players = [self.pool.acquire(bot) for bot in task.bots]
+        marks = [_output_mark(p) for p in players]
+        relative = f"logs/{task.match}{LOG_SUFFIX}" if self.plan.log_dir else ""
+        path, writer = self._open_log(task)
+        keep = [False] * len(players)  # an exception mid-match leaves every bot suspect
+        try:
+            referee = Referee(players, self.game, self.plan.setups[task.setup], task.seed,
+                              self.plan.clock, task.match, writer)
+            result = referee.run()
+            keep = [True] * len(players)
+            if result.offender is not None and result.reason in REPLACE_REASONS:
+                keep[result.offender] = False
+                offender = players[result.offender].process
+                if offender is not None:
+                    offender.kill()  # a hung or hostile bot gets no grace
+            for seat, player in enumerate(players):
+                text = _output_since(player, marks[seat])
+                if text:
+                    writer.write({"kind": "output", "seat": seat, "text": text})
+        finally:
+            writer.close()
+            self.pool.release([(task.bots[seat], player, keep[seat]) for seat, player in enumerate(players)])
+            self.last_used = time.monotonic()
+        record = MatchRecord.from_result(task, result, relative, self.name)
+        if self.plan.ship_logs and path is not None:
+            record.log_data = path.read_bytes()
+            path.unlink()
+        return record
+
+    def _open_log(self, task: MatchTask) -> tuple[Path | None, LogWriter | NullLog]:
+        if not self.plan.log_dir:
+            return None, NullLog()
+        if self.plan.ship_logs:
+            # Remote workers may not see the output directory: the coordinator writes the file.
+            path = Path(tempfile.gettempdir()) / f"arena-log-{os.getpid()}-{task.match}{LOG_SUFFIX}"
+        else:
+            path = Path(self.plan.log_dir) / f"{task.match}{LOG_SUFFIX}"
+        return path, LogWriter(path)
+
+    def close(self) -> None:
+        """Stop every bot and close the sockets."""
+        self.pool.close()
+        self.hub.close()
+
+
+def _output_mark(player: Player) -> int:
+    """How many output bytes the player's process has produced so far."""
+    process = player.process
+    return 0 if process is None else len(process.output.data) + process.output.dropped
+
+
+def _output_since(player: Player, mark: int) -> str:
+    """The output the process produced since mark (bounded by the kept tail)."""
+    process = player.process
+    if process is None:
+        return player.launch_error
+    process.drain_output()
+    new = len(process.output.data) + process.output.dropped - mark
+    if new <= 0:
+        return ""
+    return bytes(process.output.data[-new:]).decode("utf-8", errors="replace")

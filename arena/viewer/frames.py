@@ -1,0 +1,212 @@
+"""Per-ply positions of a match log as plain data a page can draw without knowing any rules.
+
+Every game's view is computed here, in Python, from State.to_data(): the page's script
+only draws what a frame says, so the pictures cannot drift from the rules engines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from arena.games import GameError, State, get_game
+from arena.matchlog import MatchLog
+from arena.replay import describe_event, positions, verify
+
+View = dict[str, Any]
+ARROW_STEPS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # RULES.md §1
+RESIGN = 255
+
+
+def blocking_view(data: Mapping[str, Any], picks: dict[tuple[int, int], int], last: list[int] | None) -> View:
+    """Blocking: the grid row-major as one string: '-' free, 'X' blocked, a digit = picked by that seat."""
+    rows, cols = data["rows"], data["cols"]
+    grid = [["-"] * cols for _ in range(rows)]
+    for r, c in data["blocked"]:
+        grid[r][c] = "X"
+    for (r, c), seat in picks.items():
+        grid[r][c] = str(seat)
+    return {"rows": rows, "cols": cols, "grid": "".join("".join(row) for row in grid), "last": last}
+
+
+def arrows_view(data: Mapping[str, Any]) -> View:
+    """Arrows: blocked cells, each seat's chain of [x, y, dir] (head last) and target."""
+    cols, rows = data["cols"], data["rows"]
+    chains = [[[x, y, d]] for (x, y), d in zip(data["heads"], data["dirs"])]
+    occupied = {tuple(cell) for cell in data.get("blocked", [])} | {tuple(h) for h in data["heads"]}
+    mover = data.get("to_move", 0)
+    resigned = None
+
+    def target(seat: int) -> list[int] | None:
+        x, y, d = chains[seat][-1]
+        dx, dy = ARROW_STEPS[d]
+        return [x + dx, y + dy] if 1 <= x + dx <= cols and 1 <= y + dy <= rows else None
+
+    for move in data.get("moves", []):
+        if move == RESIGN:
+            resigned = mover
+            break
+        cell = target(mover)
+        if cell is None:  # pragma: no cover - the engine never accepts a move to nowhere
+            break
+        chains[mover].append([cell[0], cell[1], move])
+        occupied.add(tuple(cell))
+        mover ^= 1
+    targets = [target(seat) for seat in (0, 1)]
+    return {
+        "cols": cols, "rows": rows, "blocked": [list(c) for c in data.get("blocked", [])],
+        "chains": chains, "targets": targets, "mover": mover, "resigned": resigned,
+    }
+
+
+def tiles_view(data: Mapping[str, Any]) -> View:
+    """Tiles: pot, plates as [yellow, blue], both boards as rows of [yellow, blue]."""
+    return {
+        "pot": data["pot"], "plates": data["plate_tiles"], "plate_size": data["plate_size"],
+        "boards": data["boards"], "row_len": data["row_len"], "mover": data.get("to_move", 0),
+    }
+
+
+def tenten_view(data: Mapping[str, Any], dropped: list[list[int]]) -> View:
+    """Tenten: filled cells, the blocks on offer, the cells of the last drop, score and round."""
+    return {
+        "size": data["size"], "filled": data["filled"], "offer": data["on_offer"], "dropped": dropped,
+        "points": data["points"], "round": data["round"], "drops": data["drops"],
+        "left": None if data.get("sequence") is None else len(data["sequence"]),
+    }
+
+
+def quad_leaves(tree: Any, depth: int) -> list[list[int]]:
+    """The leaves of a Blocky tree as [x, y, size, colour] in unit cells, y from the top."""
+    leaves: list[list[int]] = []
+
+    def walk(block: Any, x: int, y: int, size: int) -> None:
+        if isinstance(block, list):
+            half = size // 2
+            for child, (cx, cy) in zip(block, ((x + half, y), (x, y), (x, y + half), (x + half, y + half))):
+                walk(child, cx, cy, half)
+        else:
+            leaves.append([x, y, size, block])
+
+    walk(tree, 0, 0, 1 << depth)
+    return leaves
+
+
+def block_rect(path: list[int], depth: int) -> list[int]:
+    """The [x, y, size] of the block at a path, in unit cells."""
+    x, y, size = 0, 0, 1 << depth
+    for i in path:
+        size //= 2
+        x += size if i in (0, 3) else 0
+        y += size if i in (2, 3) else 0
+    return [x, y, size]
+
+
+def blocky_view(state: State, data: Mapping[str, Any], move: Any) -> View:
+    """Blocky: the quad-tree as coloured squares, goals, goal scores and penalties."""
+    depth = data["max_depth"]
+    last = None
+    if isinstance(move, list) and len(move) >= 2 and isinstance(move[1], list):
+        last = block_rect(move[1], depth)
+    goal_scores = [int(state.goal_score(s)) for s in range(data["players"])]  # type: ignore[attr-defined]
+    return {
+        "depth": depth, "colours": data["colours"], "leaves": quad_leaves(data["board"], depth),
+        "goals": data["goals"], "penalties": data["penalties"], "goal_scores": goal_scores,
+        "last": last, "turns": data["turns"],
+    }
+
+
+class _Views:
+    """Builds the view of each position of one match (some games need the previous one)."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        self.picks: dict[tuple[int, int], int] = {}
+        self.offer: list[Any] = []
+
+    def view(self, state: State, record: dict[str, Any] | None) -> View:
+        data = state.to_data()
+        move = None if record is None else record["move"]
+        if self.game == "blocking":
+            if record is not None:
+                self.picks[(move[0], move[1])] = record["seat"]
+            return blocking_view(data, self.picks, None if record is None else list(move))
+        if self.game == "arrows":
+            return arrows_view(data)
+        if self.game == "tiles":
+            return tiles_view(data)
+        if self.game == "tenten":
+            dropped = []
+            if record is not None and 0 <= move[0] < len(self.offer):
+                dropped = [[move[1] + dk, move[2] + dr] for dk, dr in self.offer[move[0]]]
+            self.offer = data["on_offer"]
+            return tenten_view(data, dropped)
+        if self.game == "blocky":
+            return blocky_view(state, data, move)
+        return {"text": state.render()}
+
+
+def _events_by_ply(log: MatchLog) -> dict[int, list[str]]:
+    events: dict[int, list[str]] = {}
+    for record in log.records:
+        if record["kind"] == "event":
+            events.setdefault(record["ply"], []).append(describe_event(log.header["game"], record["event"]))
+        elif record["kind"] == "illegal":
+            events.setdefault(record["ply"] - 1, []).append(
+                f"seat {record['seat']} tried the illegal move {record['move']!r}: {record.get('detail', '')}")
+    return events
+
+
+def match_data(log: MatchLog, on_frame: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Everything a viewer page shows: header, one frame per ply, result, verification, output."""
+    header = log.header
+    game = get_game(header["game"])
+    names = log.names
+    clock = header.get("clock", {})
+    budget = float(clock.get("budget_ms", 0))
+    clocks = [budget] * len(names)
+    used = [0.0] * len(names)
+    for record in log.records:
+        if record["kind"] == "ready":
+            clocks[record["seat"]] = record["clock"]
+            used[record["seat"]] = record["time_ms"]
+    events = _events_by_ply(log)
+    views = _Views(game.name)
+    frames: list[dict[str, Any]] = []
+    stopped = ""
+    try:
+        for record, state in positions(log):
+            ply = 0 if record is None else record["ply"]
+            frame: dict[str, Any] = {"ply": ply, "events": events.get(ply, [])}
+            if record is not None:
+                clocks = list(record["clocks"])
+                frame.update(seat=record["seat"], move=game.render_move(record["move"]),
+                             raw=record["move"], time_ms=record["time_ms"])
+            frame["clocks"] = clocks
+            frame["to_move"] = state.to_move()
+            frame["scores"] = [float(s) for s in state.scores()]
+            frame["board"] = views.view(state, record)
+            frames.append(frame)
+            if on_frame is not None:
+                on_frame(ply)
+    except GameError as exc:
+        stopped = f"replay stopped after ply {len(frames) - 1}: {exc}"
+    verdict = verify(log)
+    return {
+        "game": game.name,
+        "game_version": header.get("game_version"),
+        "match": header.get("match"),
+        "seed": header.get("seed"),
+        "format": header.get("format"),
+        "names": names,
+        "bots": [s.get("bot", "") if isinstance(s, dict) else "" for s in header.get("seats", [])],
+        "clock": clock,
+        "ready_ms": used,
+        "frames": frames,
+        "result": log.result,
+        "truncated": log.truncated,
+        "truncation": log.truncation,
+        "stopped": stopped,
+        "verdict": {"ok": verdict.ok, "message": verdict.message, "ply": verdict.ply},
+        "output": {str(k): v for k, v in sorted(log.output.items())},
+    }
