@@ -25,6 +25,7 @@ class BotKind(StrEnum):
     PYTHON = "python"  # path/bot.py[:Class] or module:Class, served by protocol.run
     EXEC = "exec"  # any program speaking the protocol through ARENA_ENDPOINT/ARENA_TOKEN
     STDIO = "stdio"  # any program speaking the protocol as JSON lines on stdin/stdout
+    PASCAL = "pascal"  # a Turbo Pascal arrows module, compiled with a generated stdio host
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,12 @@ def parse_bot_spec(
             if not words:
                 raise BotSpecError(f"{text!r}: {prefix} needs a command")
             return BotSpec(text, kind, shlex.join(words), tuple(_absolute_words(words)), options, display)
+    if text.startswith("pascal:"):
+        path = Path(text[len("pascal:"):])
+        if not path.is_file():
+            raise BotSpecError(f"no such Pascal module: {path}")
+        # The command is known only once the module is compiled, at launch.
+        return BotSpec(text, BotKind.PASCAL, str(path.resolve()), (), options, display)
     head, sep, tail = text.partition(":")
     if head.endswith(".py"):
         path = Path(head)
@@ -112,5 +119,5 @@ def parse_bot_spec(
     known = ", ".join(b.name for b in bots_for(game)) or "none"
     raise BotSpecError(
         f"unknown bot {text!r} for {game} (registered: {known}; or path/bot.py, module:Class, "
-        "exec:COMMAND, stdio:COMMAND)"
+        "exec:COMMAND, stdio:COMMAND, pascal:unit.pas)"
     )

@@ -15,9 +15,11 @@ from typing import Any, NoReturn
 from arena.botspec import BotSpecError, parse_bot_spec
 from arena.clock import ClockError, ClockSettings
 from arena.games import GameError, State, UnknownGame, game_names, get_game
+from arena.isolation import SandboxError, check_sandbox
 from arena.match import MatchPlan, complete_setup, default_log_path, play_match
 from arena.matchlog import LogError, read_log
 from arena.plugins import bots_for
+from arena.process import Limits
 from arena.replay import render_replay, verify
 from arena.setups import SetupFileError, load_setup_file, parse_set_values
 
@@ -80,9 +82,11 @@ def cmd_match(args: argparse.Namespace) -> int:
     setup = resolve_setup(game.name, args.setup, args.set, len(bots), seed)
     try:
         clock = ClockSettings(budget_ms=args.budget_ms, increment_ms=args.increment_ms,
-                              margin_ms=args.margin_ms)
-    except ClockError as exc:
+                              margin_ms=args.margin_ms, mode=args.clock_mode)
+        sandbox = check_sandbox(args.sandbox)
+    except (ClockError, SandboxError) as exc:
         raise CliError(str(exc)) from None
+    limits = Limits(address_space_mb=args.memory_mb)
     log_path = args.log or default_log_path(game.name, seed)
     names = [b.name for b in bots]
     show: Callable[[State, int, Any], None] | None = None
@@ -94,7 +98,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             print(f"\n{names[seat]} (seat {seat}) chose {game.render_move(move)}.", flush=True)
             print(state.render(), flush=True)
 
-    plan = MatchPlan(game, bots, setup, seed, clock, f"{game.name}-{seed}", log_path)
+    plan = MatchPlan(game, bots, setup, seed, clock, f"{game.name}-{seed}", log_path, limits, sandbox)
     result = play_match(plan, on_ply=show)
     if args.json:
         print(json.dumps(result.summary()))
@@ -176,6 +180,11 @@ def build_parser() -> Parser:
     m.add_argument("--budget-ms", type=_non_negative, default=10_000, help="time budget per seat for the whole match")
     m.add_argument("--increment-ms", type=_non_negative, default=0, help="time added after each move")
     m.add_argument("--margin-ms", type=_non_negative, default=200, help="grace past a deadline")
+    m.add_argument("--clock-mode", choices=["wall", "cpu"], default="wall",
+                   help="charge elapsed time (wall) or the bot's CPU time with a wall cap (cpu)")
+    m.add_argument("--sandbox", choices=["none", "bwrap"], default="none",
+                   help="bwrap: no network, read-only system, own pid namespace (needs bubblewrap)")
+    m.add_argument("--memory-mb", type=_non_negative, default=4096, help="address-space limit per bot")
     m.add_argument("--log", metavar="PATH", help="match log path (default logs/GAME-TIME-seedN.msgpack)")
     m.add_argument("--show", action="store_true", help="print the board after every move")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")

@@ -7,7 +7,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,9 @@ from arena.botspec import BotKind, BotSpec
 from arena.clock import ClockSettings
 from arena.games import Game, State
 from arena.hub import Hub, Peer
+from arena.isolation import Sandbox
 from arena.matchlog import LogWriter, NullLog
+from arena.pascal import compile_module
 from arena.process import BotProcess, LaunchError, Limits
 from arena.referee import MatchResult, Player, Referee
 from arena.stdio import StdioPeer
@@ -42,20 +44,27 @@ class MatchPlan:
     match_id: str = ""
     log_path: str | os.PathLike[str] | None = None
     limits: Limits = field(default_factory=Limits)
+    sandbox: Sandbox = Sandbox.NONE
 
 
-def launch_player(hub: Hub, spec: BotSpec, limits: Limits) -> Player:
+def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.NONE) -> Player:
     """Start one bot process and the link the referee talks to it through.
 
     A bot that cannot be started at all still gets a Player (with launch_error set), so the
     referee records the failure as that seat's crash instead of raising.
     """
-    if spec.kind == BotKind.STDIO:
-        process = BotProcess(spec, "", "", limits, stdio=True)
+    if spec.kind == BotKind.PASCAL:
+        try:
+            spec = replace(spec, argv=tuple(compile_module(Path(spec.target))))
+        except LaunchError as exc:
+            return Player(spec.name, StdioPeer(BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)),
+                          None, spec_text=spec.text, launch_error=str(exc))
+    if spec.kind in (BotKind.STDIO, BotKind.PASCAL):
+        process = BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)
         link: Peer | StdioPeer = StdioPeer(process)
     else:
         peer = hub.expect()
-        process = BotProcess(spec, peer.endpoint, peer.token, limits)
+        process = BotProcess(spec, peer.endpoint, peer.token, limits, sandbox=sandbox)
         link = peer
     player = Player(spec.name, link, process, spec_text=spec.text)
     try:
@@ -89,7 +98,7 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
     players: list[Player] = []
     writer: LogWriter | NullLog = LogWriter(plan.log_path) if plan.log_path else NullLog()
     try:
-        players.extend(launch_player(hub, spec, plan.limits) for spec in plan.bots)
+        players.extend(launch_player(hub, spec, plan.limits, plan.sandbox) for spec in plan.bots)
         referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
                           plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply)
         result = referee.run()

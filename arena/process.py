@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -14,6 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.botspec import BotSpec
+from arena.isolation import (
+    MARK_VARIABLE,
+    BotCgroup,
+    Sandbox,
+    become_subreaper,
+    launcher_argv,
+    process_tree_cpu_ms,
+    reap_children,
+    sweep_orphans,
+)
 from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES
 
 log = logging.getLogger(__name__)
@@ -102,9 +113,18 @@ class BotProcess:
     """One running bot program; its death is visible at once through a pidfd."""
 
     def __init__(
-        self, spec: BotSpec, endpoint: str, token: str, limits: Limits | None = None, stdio: bool = False
+        self,
+        spec: BotSpec,
+        endpoint: str,
+        token: str,
+        limits: Limits | None = None,
+        stdio: bool = False,
+        sandbox: Sandbox = Sandbox.NONE,
     ) -> None:
         self.spec = spec
+        self.sandbox = sandbox
+        self.cgroup: BotCgroup | None = None
+        self.mark = secrets.token_hex(8)
         self.stdio = stdio  # protocol on stdin/stdout (JSON lines); output captures stderr only
         self.stdin_fd = -1
         self.stdout_fd = -1
@@ -121,10 +141,12 @@ class BotProcess:
     def start(self) -> None:
         """Launch the program in its own session and fresh working directory."""
         self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
-        argv = list(self.spec.argv)
-        limit_args = self.limits.prlimit_args()
-        if limit_args and shutil.which("prlimit"):
-            argv = ["prlimit", *limit_args, "--", *argv]
+        become_subreaper()
+        self.cgroup = BotCgroup.create()
+        argv = launcher_argv(list(self.spec.argv), self.limits.prlimit_args(), self.cgroup,
+                             self.sandbox, self.workdir, self.endpoint)
+        env = bot_environment(self.workdir, self.endpoint, self.token)
+        env[MARK_VARIABLE] = self.mark
         try:
             self.proc = subprocess.Popen(
                 argv,
@@ -132,12 +154,14 @@ class BotProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE if self.stdio else subprocess.STDOUT,
                 cwd=self.workdir,
-                env=bot_environment(self.workdir, self.endpoint, self.token),
+                env=env,
                 start_new_session=True,
                 close_fds=True,
             )
         except OSError as exc:
             shutil.rmtree(self.workdir, ignore_errors=True)
+            if self.cgroup is not None:
+                self.cgroup.remove()
             raise LaunchError(f"cannot start {self.spec.text}: {exc}") from None
         proc = self.proc
         if self.stdio and proc.stdin is not None and proc.stdout is not None and proc.stderr is not None:
@@ -200,9 +224,18 @@ class BotProcess:
         last = self.output.last_line()
         return f"{how} ({last})" if last else how
 
+    def cpu_ms(self) -> float:
+        """CPU time used so far by the bot's whole process tree, in milliseconds."""
+        if self.cgroup is not None:
+            return self.cgroup.cpu_ms()
+        return process_tree_cpu_ms(self.pid) if self.pid else 0.0
+
     def kill(self) -> None:
-        """Kill the whole process group, reap the process, release fds and the directory."""
+        """Kill the bot and every descendant (setsid ones too), reap, release fds and directory."""
         if self.proc is not None:
+            members = self.cgroup.pids() if self.cgroup is not None else set()
+            if self.cgroup is not None:
+                self.cgroup.kill()
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -212,6 +245,11 @@ class BotProcess:
             except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
                 log.error("bot %s (pid %d) survived SIGKILL", self.spec.text, self.proc.pid)
             self.poll()
+            reap_children(members - {self.proc.pid})
+            sweep_orphans(self.mark, exclude=self.proc.pid)
+            if self.cgroup is not None:
+                self.cgroup.remove()
+                self.cgroup = None
         self.close()
 
     def wait_exit(self, timeout: float) -> bool:

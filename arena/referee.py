@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import zmq
 
-from arena.clock import ClockSettings, SeatClock
+from arena.clock import ClockMode, ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_from_scores
 from arena.hub import Peer
 from arena.stdio import StdioPeer
@@ -97,7 +98,9 @@ class _Waiting:
     kind: str  # the reply type expected: "ready" or "move"
     seq: int
     sent: float
-    deadline: float
+    deadline: float  # absolute wall deadline (in cpu mode: the wall cap)
+    allowance_ms: int  # the time_left_ms the request carried
+    cpu_start: float | None = None  # cpu mode: the bot's CPU time when the request was sent
 
 
 class Referee:
@@ -239,9 +242,8 @@ class Referee:
                 "seat": seat, "players": n, "setup": self.setup,
                 "time_left_ms": self.clocks[seat].allowance_ms(),
             }
-            sent = time.monotonic()
+            waiting[seat] = self._start_wait(seat, "ready", seq)
             player.peer.send(message)
-            waiting[seat] = _Waiting("ready", seq, sent, self.clocks[seat].deadline_after(sent))
         replies, failure = self._collect(waiting)
         for seat, (_, used_ms) in sorted(replies.items()):
             self.log.write({"kind": "ready", "seat": seat, "time_ms": round(used_ms, 3),
@@ -257,16 +259,53 @@ class Referee:
             "type": "turn", "seq": seq, "match": self.match_id, "events": self.events[seat],
             "time_left_ms": clock.allowance_ms(),
         }
-        sent = time.monotonic()
+        waiting = self._start_wait(seat, "move", seq)
         player.peer.send(message)
         self.events[seat] = []
-        replies, failure = self._collect({seat: _Waiting("move", seq, sent, clock.deadline_after(sent))})
+        replies, failure = self._collect({seat: waiting})
         if failure is not None:
             return failure, None, 0.0
         reply, used_ms = replies[seat]
         return None, reply["move"], used_ms
 
     # --- waiting ------------------------------------------------------------------------
+
+    def _start_wait(self, seat: int, kind: str, seq: int) -> _Waiting:
+        """Start the clock of a request about to be sent to seat."""
+        clock = self.clocks[seat]
+        allowance = clock.allowance_ms()
+        now = time.monotonic()
+        process = self.players[seat].process
+        if self.settings.mode == ClockMode.CPU and process is not None:
+            wall = (allowance * self.settings.wall_factor + self.settings.margin_ms) / 1000.0
+            return _Waiting(kind, seq, now, now + wall, allowance, process.cpu_ms())
+        return _Waiting(kind, seq, now, clock.deadline_after(now), allowance)
+
+    def _used_ms(self, seat: int, w: _Waiting, now: float) -> float:
+        """What a request has cost the seat so far: wall time, or CPU time in cpu mode."""
+        process = self.players[seat].process
+        if w.cpu_start is not None and process is not None:
+            return process.cpu_ms() - w.cpu_start
+        return (now - w.sent) * 1000
+
+    def _over_budget(self, waiting: dict[int, _Waiting], now: float) -> tuple[int, _Waiting] | None:
+        """The first waiting seat past its deadline (or, in cpu mode, past its CPU time)."""
+        for seat, w in waiting.items():
+            if now >= w.deadline:
+                return seat, w
+            if w.cpu_start is not None and self._used_ms(seat, w, now) > w.allowance_ms + self.settings.margin_ms:
+                return seat, w
+        return None
+
+    def _next_wake_ms(self, waiting: dict[int, _Waiting], now: float) -> int:
+        """How long the next poll may sleep: until the nearest deadline or CPU check."""
+        wake = min(w.deadline for w in waiting.values()) - now
+        for seat, w in waiting.items():
+            if w.cpu_start is not None:
+                # CPU time cannot run faster than all cores together: check again before then.
+                left = w.allowance_ms + self.settings.margin_ms - self._used_ms(seat, w, now)
+                wake = min(wake, max(0.001, left / 1000.0 / (os.cpu_count() or 1)))
+        return max(0, math.ceil(wake * 1000))
 
     def _collect(
         self, waiting: dict[int, _Waiting]
@@ -278,19 +317,17 @@ class Referee:
             failure = self._examine(waiting, replies, now)
             if failure is not None or not waiting:
                 return replies, failure
-            deadline = min(w.deadline for w in waiting.values())
-            late = [seat for seat, w in waiting.items() if now >= w.deadline]
-            if late:
-                seat = late[0]
-                w = waiting[seat]
-                used = (now - w.sent) * 1000
-                self.time_used[seat] += used
+            late = self._over_budget(waiting, now)
+            if late is not None:
+                seat, w = late
+                self.time_used[seat] += self._used_ms(seat, w, now)
                 self.clocks[seat].left_ms = 0.0
                 return replies, Failure(
                     seat, Reason.TIMEOUT,
-                    f"no {w.kind} within {self.clocks[seat].allowance_ms()} ms + {self.settings.margin_ms} ms margin",
+                    f"no {w.kind} within {w.allowance_ms} ms + {self.settings.margin_ms} ms margin"
+                    + (" of CPU time" if w.cpu_start is not None else ""),
                 )
-            self._poll(max(0, math.ceil((deadline - now) * 1000)))
+            self._poll(self._next_wake_ms(waiting, now))
 
     def _poll(self, timeout_ms: int) -> None:
         """Sleep until a socket, a bot's output or a bot's death needs attention; take it in."""
@@ -361,7 +398,7 @@ class Referee:
                 if message["type"] != w.kind:
                     return Failure(seat, Reason.PROTOCOL,
                                    f"answered seq {w.seq} with {message['type']!r}, expected {w.kind!r}")
-                used = (now - w.sent) * 1000
+                used = self._used_ms(seat, w, now)
                 self.clocks[seat].charge(used, is_move=w.kind == "move")
                 self.time_used[seat] += used
                 replies[seat] = (message, used)

@@ -10,26 +10,31 @@ from pathlib import Path
 from arena.botspec import parse_bot_spec
 from arena.clock import ClockSettings
 from arena.games import get_game
+from arena.isolation import MARK_VARIABLE, Sandbox
 from arena.match import MatchPlan, complete_setup, play_match
+from arena.process import Limits
 from arena.referee import MatchResult
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
-def badbot(mode: str, pidfile: Path | None = None) -> str:
+def badbot(mode: str, pidfile: Path | None = None, extra: str = "") -> str:
     """The exec: spec of the misbehaving fixture bot in one mode."""
     tail = f" {pidfile}" if pidfile else ""
+    tail += f" {extra}" if extra else ""
     return f"exec:{sys.executable} {FIXTURES / 'badbot.py'} {mode}{tail}"
 
 
 def run(game: str, bots: list[str], setup: dict | None = None, seed: int = 1,
-        clock: ClockSettings | None = None, log: Path | None = None) -> tuple[MatchResult, float]:
+        clock: ClockSettings | None = None, log: Path | None = None, limits: Limits | None = None,
+        sandbox: Sandbox = Sandbox.NONE) -> tuple[MatchResult, float]:
     """Play one match through the real referee; return the result and its wall time."""
     rules = get_game(game)
     specs = [parse_bot_spec(b, game) for b in bots]
     full = complete_setup(rules, setup or {}, len(specs), seed)
-    plan = MatchPlan(rules, specs, full, seed, clock or ClockSettings(), f"test-{seed}", log)
+    plan = MatchPlan(rules, specs, full, seed, clock or ClockSettings(), f"test-{seed}", log,
+                     limits or Limits(), sandbox)
     started = time.monotonic()
     result = play_match(plan)
     return result, time.monotonic() - started
@@ -45,12 +50,55 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def tagged(tag: str) -> list[int]:
+    """Live processes whose environment carries BADBOT_TAG=tag (a fixture bot and its children)."""
+    found = []
+    needle = f"BADBOT_TAG={tag}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if needle in environ and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
 def survivors(pidfile: Path) -> list[int]:
-    """The pids listed in pidfile that are still alive."""
-    if not pidfile.exists():
-        return []
-    pids = [int(line) for line in pidfile.read_text().split()]
+    """Processes of the fixture bot run with this pidfile (its tag) that are still alive."""
     deadline = time.monotonic() + 1.0
-    while time.monotonic() < deadline and any(alive(p) for p in pids):
+    while time.monotonic() < deadline and tagged(str(pidfile)):
         time.sleep(0.02)
-    return [p for p in pids if alive(p)]
+    return tagged(str(pidfile))
+
+
+def _ancestors(pid: int) -> list[int]:
+    chain = []
+    while pid > 1:
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+        chain.append(pid)
+    return chain
+
+
+def marked_processes(descendants_of: int | None = None) -> list[int]:
+    """Live processes carrying a bot's mark (bots and their descendants), optionally only
+    those descending from one process (this test session: it is a subreaper, so even
+    orphaned bot descendants stay below it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        pid = int(entry.name)
+        if MARK_VARIABLE.encode() + b"=" in environ and alive(pid):
+            if descendants_of is None or descendants_of in _ancestors(pid):
+                found.append(pid)
+    return found

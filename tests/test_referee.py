@@ -1,4 +1,4 @@
-"""End-to-end tests of the referee with real bot processes and real sockets."""
+"""End-to-end tests of the referee with real bot processes and real sockets (faults: test_faults.py)."""
 
 from __future__ import annotations
 
@@ -12,48 +12,6 @@ from arena.replay import verify
 from tests.helpers import badbot, run, survivors
 
 BOARD = {"rows": 4, "cols": 5}
-CLOCK = ClockSettings(budget_ms=1500, margin_ms=200, startup_ms=3000)
-LIMIT_S = (CLOCK.budget_ms + CLOCK.margin_ms) / 1000 + 1.0 + 1.5  # + start-up of two bots
-
-
-@pytest.mark.parametrize(
-    ("mode", "reason"),
-    [
-        ("no_hello", "protocol"),
-        ("wrong_token", "protocol"),
-        ("exit_at_start", "crash"),
-        ("crash_before_init", "crash"),
-        ("crash_at_init", "crash"),
-        ("hang_at_init", "timeout"),
-        ("crash_mid_game", "crash"),
-        ("hang", "timeout"),
-        ("slow", "timeout"),
-        ("illegal", "illegal"),
-        ("wrong_type_move", "illegal"),
-        ("malformed", "protocol"),
-        ("not_map", "protocol"),
-        ("unknown_type", "protocol"),
-        ("oversized", "protocol"),
-        ("deep", "protocol"),
-        ("flood", "protocol"),
-        ("children", "timeout"),
-    ],
-)
-@pytest.mark.parametrize("seat", [0, 1])
-def test_failing_bot_loses_with_the_right_reason(tmp_path: Path, mode: str, reason: str, seat: int) -> None:
-    pidfile = tmp_path / "pids"
-    bots = ["sequential", "sequential"]
-    bots[seat] = badbot(mode, pidfile)
-    clock = ClockSettings(budget_ms=1500, margin_ms=200, startup_ms=1500) if mode in ("no_hello", "wrong_token") else CLOCK
-    result, elapsed = run("blocking", bots, BOARD, clock=clock, log=tmp_path / "m.msgpack")
-    assert (result.reason, result.offender) == (reason, seat), result.detail
-    assert result.ranks[seat] == 2 and result.ranks[1 - seat] == 1
-    assert result.scores[1 - seat] == 1.0
-    assert elapsed < LIMIT_S, f"match took {elapsed:.2f} s"
-    assert survivors(pidfile) == [], "a process of the bot survived the match"
-    log = read_log(tmp_path / "m.msgpack")
-    assert log.result is not None and log.result["reason"] == reason
-    assert verify(log).ok, verify(log).message
 
 
 def test_stale_answers_are_dropped_not_obeyed(tmp_path: Path) -> None:
