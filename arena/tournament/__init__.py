@@ -1,7 +1,13 @@
 """Timed round-robin tournaments: config, schedule, executors, results store, standings."""
 
-from arena.tournament.config import ConfigError, TournamentConfig, config_from_data, load_config
-from arena.tournament.runner import Coordinator, RunOptions, TournamentError, load_standings
+from arena.tournament.config import (
+    ConfigError,
+    TournamentConfig,
+    config_from_data,
+    load_config,
+)
+from arena.tournament.errors import TournamentError
+from arena.tournament.runner import Coordinator, RunOptions, load_standings
 
 __all__ = [
     "ConfigError",

@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
-        return args.func(args)
+        return int(args.func(args))
     except CliError as exc:
         print(f"arena {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -10,9 +10,10 @@ from typing import Any
 
 from arena.cli import EXIT_FAILED, EXIT_OK, CliError
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament.errors import TournamentError
 from arena.tournament.report import STANDINGS_MD, terminal, write_reports
-from arena.tournament.runner import Coordinator, RunOptions, TournamentError, load_standings
-from arena.tournament.store import StoreError
+from arena.tournament.runner import Coordinator, RunOptions, load_standings
+from arena.tournament.store import STORE_NAME, StoreError
 
 EXIT_INTERRUPTED = 130
 
@@ -34,10 +35,12 @@ def register(subparsers: Any) -> None:
                                           "directory (results/NAME unless the config or --out says otherwise).")
     t.add_argument("configs", nargs="+", metavar="CONFIG", help="tournament config (TOML)")
     t.add_argument("--out", metavar="DIR",
-                   help="output directory (with several configs: DIR/NAME for each)")
+                   help="output directory (with several configs: DIR/NAME for each); default "
+                        "results/NAME, or results/NAME-2, -3, ... when earlier runs hold results")
     t.add_argument("--workers", type=_positive, metavar="N",
                    help="parallel referee processes (default: the config's concurrency, else cores / 2)")
-    t.add_argument("--resume", action="store_true", help="continue: play only the matches without a result")
+    t.add_argument("--resume", action="store_true",
+                   help="continue: play only the matches without a result (without --out: the newest run)")
     t.add_argument("--executor", choices=("local", "dask"),
                    help="local worker processes (default) or a Dask cluster")
     t.add_argument("--scheduler", metavar="ADDRESS",
@@ -49,6 +52,19 @@ def register(subparsers: Any) -> None:
     s = subparsers.add_parser("standings", help="print (and rewrite) the standings of a tournament directory")
     s.add_argument("dir", metavar="DIR", help="a tournament's output directory")
     s.set_defaults(func=cmd_standings)
+
+
+def run_directory(base: Path, resume: bool) -> Path:
+    """The output directory when --out is not given: a rerun gets a fresh one, never mixing.
+
+    Runs of one config go to base, base-2, base-3, ...; a new run takes the first without
+    results, --resume the newest one that has results.
+    """
+    runs = [base] + [base.with_name(f"{base.name}-{n}") for n in range(2, 1000)]
+    used = [run for run in runs if (run / STORE_NAME).exists()]
+    if resume:
+        return used[-1] if used else base
+    return next(run for run in runs if not (run / STORE_NAME).exists())
 
 
 def load_configs(paths: list[str]) -> list[TournamentConfig]:
@@ -83,7 +99,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         if args.out:
             out = Path(args.out) if len(configs) == 1 else Path(args.out) / config.name
         else:
-            out = config.output_dir()
+            out = run_directory(config.output_dir(), args.resume)
         options = RunOptions(out=out, resume=args.resume, executor=executor, scheduler=args.scheduler,
                              workers=args.workers, quiet=args.quiet)
         try:
@@ -94,7 +110,6 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             raise CliError(f"cannot use output directory {out}: {exc.strerror}") from None
         try:
             standings = coordinator.run()
-            write_reports(out, standings)
         except TournamentError as exc:
             print(f"arena tournament: {config.name}: {exc}", file=sys.stderr)
             return EXIT_FAILED

@@ -23,6 +23,7 @@ from arena.botspec import BotKind, BotSpec, BotSpecError, parse_bot_spec
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, UnknownGame, get_game
 from arena.match import complete_setup
+from arena.isolation import Sandbox, SandboxError, check_sandbox
 from arena.process import Limits
 from arena.setups import SetupFileError, load_setup_file
 from arena.tournament.schedule import MatchTask, build_schedule, derive_seed
@@ -30,8 +31,8 @@ from arena.tournament.schedule import MatchTask, build_schedule, derive_seed
 STRIKE_REASONS = ("timeout", "crash", "protocol", "illegal")
 DEFAULT_STRIKE_REASONS = ("timeout", "crash", "protocol")
 TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
-            "strikes", "limits", "concurrency", "pin_cpus", "persistent", "logs", "output")
-BOT_KEYS = ("spec", "name", "options")
+            "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output")
+BOT_KEYS = ("spec", "name", "options", "limits")
 SETUP_KEYS = ("fixed", "maps", "files", "random")
 CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
 STRIKE_KEYS = ("max_strikes", "reasons")
@@ -49,6 +50,7 @@ class BotEntry:
 
     name: str
     spec: BotSpec
+    limits: Limits | None = None  # this bot's own limits, overriding the tournament's
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class TournamentConfig:
     seed: int = 1
     clock: ClockSettings = field(default_factory=ClockSettings)
     limits: Limits = field(default_factory=Limits)
+    sandbox: Sandbox = Sandbox.NONE
     strikes: StrikeRule = field(default_factory=StrikeRule)
     concurrency: int | None = None  # None: cores // 2, at least 1
     pin_cpus: bool = False
@@ -179,9 +182,14 @@ class _Checker:
         return value
 
 
+_KINDS = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
+          dict: "a table"}
+
+
 def _kind(value: Any) -> str:
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
-            dict: "a table"}.get(type(value), type(value).__name__) + (f" ({value!r:.40})" if not isinstance(value, (dict, list)) else "")
+    """How a bad value is described: its TOML kind, and the value itself when short."""
+    kind = _KINDS.get(type(value), type(value).__name__)
+    return kind if isinstance(value, (dict, list)) else f"{kind} ({value!r:.40})"
 
 
 # --- loading ----------------------------------------------------------------------------
@@ -238,6 +246,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
         seed=seed,
         clock=_clock(check, data.get("clock", {})),
         limits=_limits(check, data.get("limits", {})),
+        sandbox=_sandbox(check, data.get("sandbox", "none")),
         strikes=_strikes(check, data.get("strikes", {})),
         concurrency=None if concurrency is None else check.integer(concurrency, "concurrency", 1, 1024),
         pin_cpus=check.boolean(data.get("pin_cpus", False), "pin_cpus"),
@@ -288,14 +297,15 @@ def _bots(check: _Checker, data: Mapping[str, Any], game: Game, base: Path) -> l
                 spec = parse_bot_spec(text, game.name, options, display)
         except BotSpecError as exc:
             raise check.fail(f"{key}.spec", str(exc)) from None
-        if spec.kind == BotKind.EXEC and shutil.which(spec.argv[0]) is None:
+        if spec.kind in (BotKind.EXEC, BotKind.STDIO) and shutil.which(spec.argv[0]) is None:
             raise check.fail(f"{key}.spec", f"no such program: {spec.argv[0]}")
         if spec.kind == BotKind.REGISTERED:
             _check_options(check, spec, f"{key}.options")
         if spec.name in names:
             raise check.fail(f"{key}.name", f"duplicate bot name {spec.name!r} (give each entry its own name)")
         names.add(spec.name)
-        entries.append(BotEntry(spec.name, spec))
+        limits = _limits(check, item["limits"], f"{key}.limits") if "limits" in item else None
+        entries.append(BotEntry(spec.name, spec, limits))
     return entries
 
 
@@ -366,14 +376,21 @@ def _clock(check: _Checker, value: Any) -> ClockSettings:
         raise check.fail(f"clock.{field_name}" if field_name in CLOCK_KEYS else "clock", str(exc)) from None
 
 
-def _limits(check: _Checker, value: Any) -> Limits:
-    table = check.table(value, "limits")
-    check.keys(table, LIMIT_KEYS, "limits")
+def _limits(check: _Checker, value: Any, where: str = "limits") -> Limits:
+    table = check.table(value, where)
+    check.keys(table, LIMIT_KEYS, where)
     values: dict[str, int | None] = {}
     for key, raw in table.items():
         # false or 0 lifts a limit (TOML has no null).
-        values[key] = None if raw is False or raw == 0 else check.integer(raw, f"limits.{key}", 1)
-    return Limits(**values)  # type: ignore[arg-type]  # keys were checked against LIMIT_KEYS
+        values[key] = None if raw is False or raw == 0 else check.integer(raw, f"{where}.{key}", 1)
+    return Limits(**values)
+
+
+def _sandbox(check: _Checker, value: Any) -> Sandbox:
+    try:
+        return check_sandbox(check.string(value, "sandbox"))
+    except SandboxError as exc:
+        raise check.fail("sandbox", str(exc)) from None
 
 
 def _strikes(check: _Checker, value: Any) -> StrikeRule:

@@ -13,8 +13,11 @@ import logging
 import threading
 import time
 import traceback
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from typing import Any
+
+import zmq
 
 from arena.tournament.errors import TournamentError
 from arena.tournament.local import PREFETCH, Outcome
@@ -84,7 +87,7 @@ def _reap() -> None:
         for runner in stale:
             try:
                 runner.close()
-            except Exception:  # the reaper must survive one bad close
+            except (OSError, zmq.ZMQError):  # the reaper must survive one bad close
                 log.exception("closing an idle match runner failed")
 
 
@@ -163,7 +166,7 @@ class DaskExecutor:
         if future.status == "finished":
             try:
                 return Outcome(task, record=future.result())
-            except Exception:  # a result that cannot be fetched (worker gone meanwhile)
+            except (OSError, TimeoutError, CancelledError):  # the worker holding it is gone
                 return Outcome(task, lost=True)
         if future.status == "cancelled":
             return Outcome(task, lost=True)
@@ -182,7 +185,7 @@ class DaskExecutor:
                 future.cancel()
             self.futures.clear()
             self.client.run(release_plan, self.plan.key)
-        except Exception as exc:  # workers that are gone have no bots left to stop
+        except (OSError, TimeoutError, CancelledError) as exc:  # gone workers have no bots left to stop
             log.warning("could not stop the bots on every Dask worker: %s", exc)
         finally:
             self.client.close()

@@ -1,19 +1,23 @@
-"""A tiny supervisor that makes a bot die with the process that launched it.
+"""A tiny supervisor that makes a bot, and everything it spawned, die with its worker.
 
 `python -I -S launcher.py PARENT_PID CPUS -- BOT ARGV...` runs the bot as its child and
 waits. When the bot ends, the launcher ends the same way (same status, same signal), so
 the referee sees exactly what the bot did. When PARENT_PID ends first (a tournament
-worker killed by SIGKILL, a Dask worker lost), the launcher kills its whole process group
-(the bot and anything it spawned) and removes the bot's scratch files.
+worker killed by SIGKILL, a lost Dask worker), the launcher kills the bot, the bot's
+cgroup or process group (whatever the bot spawned, setsid included) and removes the bot's
+scratch files, which a killed worker cannot do.
 
-Why a supervisor and not PR_SET_PDEATHSIG alone: the death signal fires when the parent
-*thread* exits (Dask runs tasks on pool threads) and does not reach the bot's own children;
-a pidfd on the parent process has neither problem. It is stdlib-only and started with
-`-I -S` so it costs a few milliseconds once per bot process, not per match.
+Why more than a parent-death signal: PR_SET_PDEATHSIG (`setpriv --pdeathsig` in the
+launch chain of arena.process) fires when the parent *thread* exits and never reaches the
+bot's own children. So the launcher clears the death signal it inherits (it must live to
+clean up), watches the parent *process* through a pidfd, and arms a death signal in the bot
+against itself, so the bot dies with the launcher whatever kills it. Stdlib only, started
+with `-I -S`: a few milliseconds once per bot process, nothing per match.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import select
 import shutil
@@ -22,12 +26,44 @@ import sys
 
 HUB_PREFIX = "arena-hub-"  # directories of arena.hub.Hub ipc endpoints
 BOT_DIR_PREFIX = "arena-bot-"  # working directories made by arena.process.BotProcess
+CGROUP_MOUNTS = ("/sys/fs/cgroup/unified", "/sys/fs/cgroup")
 EXIT_LAUNCH_FAILED = 127
+PR_SET_PDEATHSIG = 1
+
+
+def _death_signal(sig: int) -> None:
+    """Set this process's parent-death signal (0 clears it)."""
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0)
+
+
+def _kill_cgroup() -> bool:
+    """SIGKILL every process of this bot's own cgroup (this launcher included), if it has one."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            relative = next((line.split(":", 2)[2].strip() for line in f if line.startswith("0::")), "")
+    except OSError:
+        return False
+    # Only a per-bot cgroup of arena.isolation (arena-PID/botN), never a shared one.
+    if not relative or not os.path.basename(relative).startswith("bot"):
+        return False
+    if not os.path.basename(os.path.dirname(relative)).startswith("arena-"):
+        return False
+    for mount in CGROUP_MOUNTS:
+        try:
+            with open(f"{mount}{relative}/cgroup.kill", "w") as f:
+                f.write("1")
+            return True
+        except OSError:
+            continue
+    return False
 
 
 def _cleanup() -> None:
     """Remove what a killed worker cannot: the bot's working directory and its ipc socket."""
-    cwd = os.getcwd()
+    try:
+        cwd = os.getcwd()
+    except OSError:  # already removed
+        cwd = ""
     if os.path.basename(cwd).startswith(BOT_DIR_PREFIX):
         shutil.rmtree(cwd, ignore_errors=True)
     endpoint = os.environ.get("ARENA_ENDPOINT", "")
@@ -57,6 +93,8 @@ def main(argv: list[str]) -> None:
         print("usage: launcher.py PARENT_PID CPUS -- BOT ARGV...", file=sys.stderr)
         os._exit(2)
     parent, cpus, command = int(argv[0]), argv[1], argv[3:]
+    me = os.getpid()
+    _death_signal(0)  # an inherited death signal would kill us before we could clean up
     try:
         parent_fd = os.pidfd_open(parent)
     except ProcessLookupError:
@@ -69,23 +107,37 @@ def main(argv: list[str]) -> None:
     child = os.fork()
     if child == 0:
         os.close(parent_fd)
+        _death_signal(signal.SIGKILL)  # the bot dies with this launcher, however it dies
+        if os.getppid() != me:
+            os._exit(EXIT_LAUNCH_FAILED)
         try:
             os.execvp(command[0], command)
         except OSError as exc:
             print(f"cannot start {command[0]}: {exc.strerror}", file=sys.stderr, flush=True)
         os._exit(EXIT_LAUNCH_FAILED)
-    child_fd = os.pidfd_open(child)
-    while True:
-        ready, _, _ = select.select([parent_fd, child_fd], [], [])
-        if child_fd in ready:
-            _, status = os.waitpid(child, 0)
-            _mirror(status)
-        if parent_fd in ready:
+    for fd in (0, 1, 2):  # the pipes are the bot's: a stdio bot's end of file must be its own
+        os.close(fd)
+    try:
+        child_fd = os.pidfd_open(child)
+        while True:
+            ready, _, _ = select.select([parent_fd, child_fd], [], [])
+            if child_fd in ready:
+                _, status = os.waitpid(child, 0)
+                _mirror(status)
+            if parent_fd in ready:
+                break
+    finally:
+        # The parent is gone (or this supervisor failed): nothing of the bot may outlive it.
+        try:
             os.kill(child, signal.SIGKILL)
-            _cleanup()
-            if os.getpgrp() == os.getpid():  # never the group of whoever started us otherwise
-                os.killpg(0, signal.SIGKILL)  # the bot's children, then this process
-            os._exit(EXIT_LAUNCH_FAILED)
+        except ProcessLookupError:
+            pass
+        _cleanup()
+        # The bot's descendants, then this process: its cgroup, else its process group
+        # (never the group of whoever started us: only when we lead our own).
+        if not _kill_cgroup() and os.getpgrp() == os.getpid():
+            os.killpg(0, signal.SIGKILL)
+    os._exit(EXIT_LAUNCH_FAILED)
 
 
 if __name__ == "__main__":

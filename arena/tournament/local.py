@@ -19,6 +19,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from typing import Any
 
 from arena.tournament.schedule import MatchTask
 from arena.tournament.worker import MatchRecord, MatchRunner, RunnerPlan
@@ -40,21 +41,20 @@ class Outcome:
     lost: bool = False  # the worker died: the match may be submitted again
 
 
-def die_with_parent() -> None:
-    """Ask the kernel to SIGKILL this process when its parent dies (Linux)."""
-    parent = os.getppid()
+def die_with_parent(parent: int) -> None:
+    """Ask the kernel to SIGKILL this process when its parent (pid parent) dies (Linux)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):  # pragma: no cover - not Linux
         log.warning("cannot set PR_SET_PDEATHSIG; workers may outlive a killed coordinator")
-    if os.getppid() != parent:  # the parent died before the request took effect
+    if os.getppid() != parent:  # the parent died before the request took effect (spawn is slow)
         os._exit(1)
 
 
-def _worker_main(conn: Connection, plan: RunnerPlan) -> None:
+def _worker_main(conn: Connection, plan: RunnerPlan, coordinator: int) -> None:
     """A worker process: play the matches that arrive on conn until None arrives."""
-    die_with_parent()
+    die_with_parent(coordinator)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     if plan.cpus:
         os.sched_setaffinity(0, set(plan.cpus))
@@ -66,7 +66,7 @@ def _worker_main(conn: Connection, plan: RunnerPlan) -> None:
                 break
             try:
                 conn.send(("ok", runner.run(task)))
-            except Exception:  # an arena bug must not end the tournament: report it, go on
+            except Exception:  # noqa: BLE001 - an arena bug is reported (with its traceback), not fatal here
                 conn.send(("error", traceback.format_exc()))
     except (EOFError, OSError):
         pass  # the coordinator is gone
@@ -113,7 +113,7 @@ class LocalExecutor:
     def _spawn(self, number: int) -> _Worker:
         ours, theirs = self.context.Pipe(duplex=True)
         plan = replace(self.plan, cpus=self.slices[number])
-        process = self.context.Process(target=_worker_main, args=(theirs, plan), name=f"arena-worker-{number}",
+        process = self.context.Process(target=_worker_main, args=(theirs, plan, os.getpid()), name=f"arena-worker-{number}",
                                        daemon=True)
         process.start()
         theirs.close()
@@ -134,7 +134,7 @@ class LocalExecutor:
         busy = [w for w in self.workers if w.tasks]
         if not busy:
             return []
-        sources: dict[object, _Worker] = {}
+        sources: dict[Any, _Worker] = {}
         for worker in busy:
             sources[worker.conn] = worker
             sources[worker.process.sentinel] = worker
@@ -148,14 +148,19 @@ class LocalExecutor:
 
     def _collect(self, worker: _Worker) -> list[Outcome]:
         outcomes = []
+        broken = False
         try:
             while worker.tasks and worker.conn.poll():
                 kind, value = worker.conn.recv()
                 task = worker.tasks.popleft()
                 outcomes.append(Outcome(task, record=value) if kind == "ok" else Outcome(task, error=value))
         except (EOFError, OSError):
-            pass
-        if not worker.process.is_alive():
+            broken = True  # the worker is dying; a worker without its pipe is of no use anyway
+            worker.process.join(1.0)
+        if broken or not worker.process.is_alive():
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(5.0)
             log.error("worker %d died (exit code %s); its %d matches are re-queued",
                       worker.number, worker.process.exitcode, len(worker.tasks))
             outcomes += [Outcome(task, lost=True) for task in worker.tasks]

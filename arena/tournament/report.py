@@ -102,12 +102,12 @@ def summary_line(standings: Standings) -> str:
 
 def markdown(standings: Standings) -> str:
     """The whole standings.md."""
-    out = [f"# {standings.name}: {standings.game}, {standings.players} player"
-           + ("s" if standings.players > 1 else "") + f" per match ({standings.mode})", "",
+    plural = "s" if standings.players > 1 else ""
+    out = [f"# {standings.name}: {standings.game}, {standings.players} player{plural} per match ({standings.mode})", "",
            summary_line(standings), "", *main_table(standings), ""]
     if standings.players == 1:
-        out += ["Solo game in the duplicate format: every bot played the same seeds; points compare "
-                "the bots' scores seed by seed.", ""]
+        out += [("Solo game in the duplicate format: every bot played the same seeds; points compare "
+                 "the bots' scores seed by seed."), ""]
     if len(standings.bots) <= CROSSTABLE_MAX_BOTS:
         out += ["## Crosstable", "", "Points of the row bot against the column bot / comparisons.", "",
                 *crosstable(standings), ""]

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from tqdm import tqdm
+from tqdm import tqdm  # type: ignore[import-untyped]
 
 from arena import __version__ as arena_version
 from arena.games import get_game
 from arena.tournament.config import TournamentConfig, default_concurrency
 from arena.tournament.errors import TournamentError
 from arena.tournament.local import LocalExecutor, Outcome
+from arena.tournament.report import write_reports
 from arena.tournament.schedule import MatchTask
 from arena.tournament.standings import Standings, compute
 from arena.tournament.store import ResultsStore, StoreError
@@ -71,7 +72,8 @@ class RunOptions:
 def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) -> ResultsStore:
     """The output directory's store: new, or the one of this very config when resuming."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "logs").mkdir(exist_ok=True)
+    if config.logs:
+        (out / "logs").mkdir(exist_ok=True)
     store = ResultsStore.in_dir(out)
     meta = store.meta()
     if not meta.get("fingerprint"):
@@ -81,10 +83,10 @@ def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) ->
         return store
     if meta["fingerprint"] != config.fingerprint():
         store.close()
-        raise TournamentError(f"{out} holds results of a different config ({meta['config']['name']}); "
-                              "choose another --out")
-    if not resume:
-        done = store.count()
+        raise TournamentError(f"{out} holds results of config {meta['config']['name']!r}, which differs from "
+                              "this one in bots, setups, seed, clock or strikes; choose another --out")
+    done = store.count()
+    if not resume and done:  # an empty store (a run that never got going) is simply reused
         store.close()
         raise TournamentError(f"{out} already holds {done}/{total} results of this tournament; "
                               "add --resume to continue it, or choose another --out")
@@ -96,6 +98,7 @@ def make_plan(config: TournamentConfig, out: Path, ship_logs: bool) -> RunnerPla
     return RunnerPlan(
         key=config.fingerprint(), game=config.game, bots=tuple(config.bots),
         setups=tuple(s.setup for s in config.setups), clock=config.clock, limits=config.limits,
+        sandbox=config.sandbox,
         persistent=config.persistent, log_dir=str((out / "logs").resolve()) if config.logs else None,
         ship_logs=ship_logs,
     )
@@ -132,7 +135,7 @@ class Coordinator:
         self.bar: tqdm | None = None
 
     def run(self) -> Standings:
-        """Play every match without a row, then compute the standings."""
+        """Play every match without a row, then compute the standings and write the reports."""
         pending = deque(task for task in self.schedule if task.match not in self.done)
         self.bar = tqdm(total=len(self.schedule), initial=len(self.done), unit="match", dynamic_ncols=True,
                         desc=self.config.name, disable=self.options.quiet, leave=True, smoothing=0.05)
@@ -142,7 +145,9 @@ class Coordinator:
                 self._play(pending)
         finally:
             self.bar.close()
-        return self.standings()
+        standings = self.standings()
+        write_reports(self.out, standings)
+        return standings
 
     def _play(self, pending: deque[MatchTask]) -> None:
         executor = make_executor(self.config, self.options, self.out)

@@ -18,10 +18,11 @@ from typing import Any
 from arena.games import ranks_from_scores
 from arena.tournament.config import StrikeRule
 from arena.tournament.ratings import Rating, bradley_terry, plackett_luce
-from arena.tournament.strikes import FORFEIT, StrikeBook, forfeited_seats
+from arena.tournament.strikes import StrikeBook, forfeited_seats
 from arena.tournament.worker import MatchRecord
 
 FAILURE_REASONS = ("timeout", "crash", "protocol", "illegal")
+SeatRow = tuple[int, float, bool]  # (rank, score, rank shared) of one seat in one match
 
 
 @dataclass
@@ -165,17 +166,22 @@ def compute(meta: dict[str, Any], records: list[MatchRecord], written_order: lis
         for seat, index in enumerate(record.bots):
             bot = bots[index]
             bot.games += 1
-            bot.rank_sum += record.ranks[seat]
             if record.played:
                 bot.played += 1
                 bot.score_sum += record.scores[seat]
-                bot.firsts += record.ranks[seat] == 1
+            if players > 1:  # solo ranks come from the duplicate comparisons below
+                bot.rank_sum += record.ranks[seat]
+                bot.firsts += record.played and record.ranks[seat] == 1
             if seat in out:
                 bot.forfeits += 1
             if record.offender == seat and record.reason in FAILURE_REASONS:
                 bot.failures[record.reason] = bot.failures.get(record.reason, 0) + 1
     cross = [[(0.0, 0) for _ in range(n)] for _ in range(n)]
     for group in comparisons(records, players):
+        if players == 1:
+            for entry in group:
+                bots[entry.bot].rank_sum += entry.rank
+                bots[entry.bot].firsts += not entry.forfeited and entry.rank == 1
         for i, a in enumerate(group):
             for b in group[i + 1:]:
                 pa, pb = pair_points(a, b)
@@ -214,7 +220,7 @@ def _ratings(records: list[MatchRecord], players: int, n: int) -> list[Rating]:
     return plackett_luce(n, events)
 
 
-def _seat_line(rows: list[tuple[int, float, bool]]) -> dict[str, Any]:
+def _seat_line(rows: list[SeatRow]) -> dict[str, Any]:
     """Statistics of one seat over (rank, score) pairs, with how often the rank was shared."""
     matches = len(rows)
     wins = sum(1 for rank, _, shared in rows if rank == 1 and not shared)
@@ -233,9 +239,9 @@ def seat_statistics(records: list[MatchRecord], players: int, config: dict[str, 
     if players < 2:
         return {}
     labels = [s["label"] for s in config["setups"]]
-    overall: dict[int, list[tuple[int, float, bool]]] = defaultdict(list)
-    by_setup: dict[str, dict[int, list]] = defaultdict(lambda: defaultdict(list))
-    by_pairing: dict[str, dict[int, list]] = defaultdict(lambda: defaultdict(list))
+    overall: dict[int, list[SeatRow]] = defaultdict(list)
+    by_setup: dict[str, dict[int, list[SeatRow]]] = defaultdict(lambda: defaultdict(list))
+    by_pairing: dict[str, dict[int, list[SeatRow]]] = defaultdict(lambda: defaultdict(list))
     for record in records:
         if not record.played:
             continue
@@ -247,7 +253,7 @@ def seat_statistics(records: list[MatchRecord], players: int, config: dict[str, 
             by_setup[labels[record.setup]][seat].append(row)
             by_pairing[pairing][seat].append(row)
 
-    def table(rows: dict[int, list]) -> list[dict[str, Any]]:
+    def table(rows: dict[int, list[SeatRow]]) -> list[dict[str, Any]]:
         return [{"seat": seat, **_seat_line(rows[seat])} for seat in range(players)]
 
     return {
@@ -270,7 +276,7 @@ def standings_data(standings: Standings) -> dict[str, Any]:
         "complete": standings.finished == standings.scheduled,
         "points": "pairwise: 1 per seat ranked ahead of, 0.5 per tie"
                   + (" (duplicate format: bots that played the same seed)" if standings.players == 1 else ""),
-        "bots": [b.to_data() for b in standings.bots],
+        "bots": [_bot_data(b, standings.players) for b in standings.bots],
         "crosstable": {
             names[i]: {names[j]: {"points": p, "games": g} for j, (p, g) in enumerate(row) if j != i}
             for i, row in enumerate(standings.crosstable)
@@ -280,11 +286,16 @@ def standings_data(standings: Standings) -> dict[str, Any]:
     }
 
 
+def _bot_data(bot: BotStanding, players: int) -> dict[str, Any]:
+    """A bot's entry; wins, draws and losses only where they mean something (two players)."""
+    data = bot.to_data()
+    if players != 2:
+        data.update(wins=None, draws=None, losses=None)
+    return data
+
+
 def _reason_counts(records: list[MatchRecord]) -> dict[str, int]:
     counts: dict[str, int] = defaultdict(int)
     for record in records:
         counts[record.reason] += 1
     return dict(sorted(counts.items()))
-
-
-__all__ = ["FORFEIT", "BotStanding", "Standings", "compute", "standings_data", "comparisons", "pair_points"]

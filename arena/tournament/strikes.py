@@ -9,6 +9,7 @@ scored as if it failed before its first move, ranked last, and every other seat 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.games import Game, ranks_from_scores
 from arena.tournament.config import StrikeRule
@@ -46,7 +47,7 @@ class StrikeBook:
         return [seat for seat, bot in enumerate(task.bots) if bot in self.disqualified]
 
 
-def forfeit_record(game: Game, setup: dict, task: MatchTask, names: list[str], seats: list[int],
+def forfeit_record(game: Game, setup: dict[str, Any], task: MatchTask, names: list[str], seats: list[int],
                    strikes: int) -> MatchRecord:
     """The row of a match not played because the bots in seats are disqualified."""
     state, _ = game.start(setup, len(task.bots), task.seed)

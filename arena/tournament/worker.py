@@ -30,6 +30,7 @@ from arena.games import get_game
 from arena.hub import Hub, Peer
 from arena.match import launch_player, shutdown
 from arena.matchlog import LogWriter, NullLog
+from arena.isolation import Sandbox
 from arena.process import Limits
 from arena.referee import MatchResult, Player, Referee
 from arena.tournament.config import BotEntry
@@ -53,6 +54,7 @@ class RunnerPlan:
     setups: tuple[dict[str, Any], ...]
     clock: ClockSettings
     limits: Limits = field(default_factory=Limits)
+    sandbox: Sandbox = Sandbox.NONE
     persistent: bool = True
     cpus: tuple[int, ...] | None = None  # pin bot processes to these cores
     log_dir: str | None = None  # absolute; None writes no logs
@@ -156,7 +158,8 @@ class BotPool:
         self._end(players)
 
     def _launch(self, bot: int) -> Player:
-        player = launch_player(self.hub, self.specs[bot], self.plan.limits)
+        limits = self.plan.bots[bot].limits or self.plan.limits
+        player = launch_player(self.hub, self.specs[bot], limits, self.plan.sandbox)
         player.spec_text = self.plan.bots[bot].spec.text  # the log names the bot, not the launcher
         self.started += 1
         return player
