@@ -17,11 +17,10 @@ from arena.clock import ClockError, ClockSettings
 from arena.games import GameError, State, UnknownGame, game_names, get_game
 from arena.isolation import SandboxError, check_sandbox
 from arena.match import MatchPlan, complete_setup, default_log_path, play_match
-from arena.matchlog import LogError, read_log
 from arena.plugins import bots_for
 from arena.process import Limits
-from arena.replay import render_replay, verify
 from arena.setups import SetupFileError, load_setup_file, parse_set_values
+from arena.viewer.cli import add_replay_arguments, run_replay
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 # Modules that add subcommands through register(subparsers).
@@ -141,26 +140,8 @@ def cmd_bots(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Print, dump or verify a match log."""
-    try:
-        log = read_log(args.log)
-    except LogError as exc:
-        raise CliError(str(exc)) from None
-    if args.json:
-        print(json.dumps(log.to_json_data(), indent=1))
-        return EXIT_OK
-    if args.verify:
-        verdict = verify(log)
-        print(("OK " if verdict.ok else "FAILED ") + verdict.message)
-        if verdict.truncated:
-            print(f"log is truncated: it holds {len(log.moves)} plies")
-        return EXIT_OK if verdict.ok and not verdict.truncated else EXIT_FAILED
-    try:
-        for line in render_replay(log, args.at):
-            print(line)
-    except UnknownGame as exc:
-        raise CliError(str(exc)) from None
-    return EXIT_OK
+    """Print, dump, verify or re-run a match log."""
+    return run_replay(args)
 
 
 def build_parser() -> Parser:
@@ -202,6 +183,7 @@ def build_parser() -> Parser:
     r.add_argument("--verify", action="store_true", help="re-simulate; exit 1 at the first disagreement")
     r.add_argument("--json", action="store_true", help="dump the whole log as JSON")
     r.add_argument("--at", type=_non_negative, metavar="N", help="show the position after ply N")
+    add_replay_arguments(r)
     r.set_defaults(func=cmd_replay)
     for module in SUBCOMMAND_MODULES:
         if importlib.util.find_spec(module) is not None:

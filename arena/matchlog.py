@@ -8,6 +8,7 @@ form, which read_log accepts as well. The format is described in protocol/LOGS.m
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -65,12 +66,16 @@ class LogError(ValueError):
 
 
 def position_fingerprint(state: State) -> int:
-    """A 32-bit fingerprint of a position (CRC-32 of its to_data() as msgpack)."""
+    """A 32-bit fingerprint of a position: the game's own, else CRC-32 of to_data() as msgpack."""
     # Not a security checksum: it lets the verifier name the ply where a hand-edited move
     # first changes the position, even when the edited move happens to be legal.
+    own = state.fingerprint()
+    if own is not None:
+        return own
     return zlib.crc32(msgpack.packb(state.to_data(), use_bin_type=True))
 
 
+@functools.cache
 def _writer_version() -> str:
     try:
         return f"arena {metadata.version('arena')}"

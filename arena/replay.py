@@ -97,8 +97,11 @@ class _Clocks:
             if other == seat:
                 want = max(0.0, want - record["time_ms"]) + self.settings.increment_ms
             if not isinstance(logged, (int, float)) or abs(logged - want) > CLOCK_TOLERANCE_MS:
-                why = (f"{self.left[other]} - {record['time_ms']} ms used + {self.settings.increment_ms} ms "
-                       f"increment gives {want:.3f}" if other == seat else f"it was {want} and seat {other} did not move")
+                if other == seat:
+                    why = (f"{self.left[other]} - {record['time_ms']} ms used + {self.settings.increment_ms} ms "
+                           f"increment gives {want:.3f}")
+                else:
+                    why = f"it was {want} and seat {other} did not move"
                 raise Disagreement(ply, f"seat {other}'s clock is {logged!r} ms, but {why}")
         self.left = [float(c) for c in clocks]
 
@@ -110,6 +113,7 @@ def _simulate(log: MatchLog) -> tuple[State, int, int | None]:
     expected: deque[list[Any]] = deque(opening)
     ply = 0
     illegal_seat: int | None = None
+    matched = False  # a fingerprint agreed: the engine describes positions as the writer's did
     for record in log.records:
         kind = record["kind"]
         if illegal_seat is not None and kind in ("move", "event", "illegal"):
@@ -137,10 +141,15 @@ def _simulate(log: MatchLog) -> tuple[State, int, int | None]:
                 expected.extend(state.apply(record["move"]))
             except GameError as exc:
                 raise Disagreement(ply, f"move {_short(record['move'])} is not legal: {exc}") from None
-            if "pos" in record and record["pos"] != position_fingerprint(state):
-                raise Disagreement(ply, f"seat {record['seat']}'s move {_short(record['move'])} does not lead "
-                                        f"to the position the match reached (fingerprint differs): "
-                                        f"the move was changed")
+            if "pos" in record:
+                if record["pos"] != position_fingerprint(state):
+                    hint = "" if matched else (
+                        f" (no earlier fingerprint matched: if nothing was edited, this arena's {log.header['game']} "
+                        f"engine describes positions differently from the one that wrote the log)")
+                    raise Disagreement(ply, f"seat {record['seat']}'s move {_short(record['move'])} does not lead "
+                                            f"to the position the match reached (fingerprint differs): "
+                                            f"the move was changed{hint}")
+                matched = True
             clocks.move(record, ply)
         elif kind == "illegal":
             if record["ply"] != ply + 1 or record["seat"] != state.to_move():
@@ -260,14 +269,14 @@ def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
         yield f"no ply {at}: the log holds {plies} plies"
         return
     events_after: dict[int, list[str]] = {}
-    for record in log.records:
-        if record["kind"] == "event":
-            events_after.setdefault(record["ply"], []).append(describe_event(game.name, record["event"]))
-        elif record["kind"] == "ready" and at is None:
-            yield f"ready: seat {record['seat']} in {record['time_ms']:.1f} ms, clock {record['clock']:.0f} ms"
-        elif record["kind"] == "illegal":
-            events_after.setdefault(record["ply"] - 1, []).append(
-                f"seat {record['seat']} plays the illegal move {_short(record['move'])}: {record.get('detail', '')}")
+    for entry in log.records:
+        if entry["kind"] == "event":
+            events_after.setdefault(entry["ply"], []).append(describe_event(game.name, entry["event"]))
+        elif entry["kind"] == "ready" and at is None:
+            yield f"ready: seat {entry['seat']} in {entry['time_ms']:.1f} ms, clock {entry['clock']:.0f} ms"
+        elif entry["kind"] == "illegal":
+            events_after.setdefault(entry["ply"] - 1, []).append(
+                f"seat {entry['seat']} plays the illegal move {_short(entry['move'])}: {entry.get('detail', '')}")
     try:
         for record, state in positions(log):
             ply = 0 if record is None else record["ply"]

@@ -107,6 +107,14 @@ class State(ABC):
         """Why the game ended: `normal`, or `blocked` when the mover had no legal move."""
         return EndReason.NORMAL
 
+    def fingerprint(self) -> int | None:
+        """A cheap 32-bit fingerprint of the position for match logs, or None for the default.
+
+        The default (used when this returns None) is the CRC-32 of to_data() as msgpack;
+        games whose to_data() is costly on large boards override this.
+        """
+        return None
+
     def resigned(self) -> int | None:
         """The seat that resigned (end reason `resigned`), else None."""
         return None

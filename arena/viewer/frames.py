@@ -6,7 +6,7 @@ only draws what a frame says, so the pictures cannot drift from the rules engine
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from arena.games import GameError, State, get_game
@@ -32,7 +32,7 @@ def blocking_view(data: Mapping[str, Any], picks: dict[tuple[int, int], int], la
 def arrows_view(data: Mapping[str, Any]) -> View:
     """Arrows: blocked cells, each seat's chain of [x, y, dir] (head last) and target."""
     cols, rows = data["cols"], data["rows"]
-    chains = [[[x, y, d]] for (x, y), d in zip(data["heads"], data["dirs"])]
+    chains = [[[x, y, d]] for (x, y), d in zip(data["heads"], data["dirs"], strict=True)]
     occupied = {tuple(cell) for cell in data.get("blocked", [])} | {tuple(h) for h in data["heads"]}
     mover = data.get("to_move", 0)
     resigned = None
@@ -83,7 +83,8 @@ def quad_leaves(tree: Any, depth: int) -> list[list[int]]:
     def walk(block: Any, x: int, y: int, size: int) -> None:
         if isinstance(block, list):
             half = size // 2
-            for child, (cx, cy) in zip(block, ((x + half, y), (x, y), (x, y + half), (x + half, y + half))):
+            corners = ((x + half, y), (x, y), (x, y + half), (x + half, y + half))
+            for child, (cx, cy) in zip(block, corners, strict=True):
                 walk(child, cx, cy, half)
         else:
             leaves.append([x, y, size, block])
@@ -126,7 +127,7 @@ class _Views:
 
     def view(self, state: State, record: dict[str, Any] | None) -> View:
         data = state.to_data()
-        move = None if record is None else record["move"]
+        move: Any = None if record is None else record["move"]
         if self.game == "blocking":
             if record is not None:
                 self.picks[(move[0], move[1])] = record["seat"]
@@ -157,7 +158,7 @@ def _events_by_ply(log: MatchLog) -> dict[int, list[str]]:
     return events
 
 
-def match_data(log: MatchLog, on_frame: Callable[[int], None] | None = None) -> dict[str, Any]:
+def match_data(log: MatchLog) -> dict[str, Any]:
     """Everything a viewer page shows: header, one frame per ply, result, verification, output."""
     header = log.header
     game = get_game(header["game"])
@@ -166,10 +167,10 @@ def match_data(log: MatchLog, on_frame: Callable[[int], None] | None = None) -> 
     budget = float(clock.get("budget_ms", 0))
     clocks = [budget] * len(names)
     used = [0.0] * len(names)
-    for record in log.records:
-        if record["kind"] == "ready":
-            clocks[record["seat"]] = record["clock"]
-            used[record["seat"]] = record["time_ms"]
+    for entry in log.records:
+        if entry["kind"] == "ready":
+            clocks[entry["seat"]] = entry["clock"]
+            used[entry["seat"]] = entry["time_ms"]
     events = _events_by_ply(log)
     views = _Views(game.name)
     frames: list[dict[str, Any]] = []
@@ -187,8 +188,6 @@ def match_data(log: MatchLog, on_frame: Callable[[int], None] | None = None) -> 
             frame["scores"] = [float(s) for s in state.scores()]
             frame["board"] = views.view(state, record)
             frames.append(frame)
-            if on_frame is not None:
-                on_frame(ply)
     except GameError as exc:
         stopped = f"replay stopped after ply {len(frames) - 1}: {exc}"
     verdict = verify(log)

@@ -120,8 +120,8 @@ def _output_html(data: dict[str, Any]) -> str:
     return f"<div class='panel'><h2>Bot output</h2>{''.join(parts)}</div>" if parts else ""
 
 
-def match_page(data: dict[str, Any]) -> str:
-    """The viewer page of one match, from match_data()."""
+def match_page(data: dict[str, Any], back: str = "") -> str:
+    """The viewer page of one match, from match_data(); back: href of the report it belongs to."""
     names = data["names"]
     heading = f"{data['game']}: " + " vs ".join(html.escape(n) for n in names)
     clock = data["clock"]
@@ -131,6 +131,8 @@ def match_page(data: dict[str, Any]) -> str:
     verdict = data["verdict"]
     badges = (f"<span class='badge ok' id='verdict'>&#x2713; {html.escape(verdict['message'])}</span>" if verdict["ok"]
               else f"<span class='badge bad' id='verdict'>&#x2717; {html.escape(verdict['message'])}</span>")
+    if back:
+        badges += f"<a id='back-link' href='{html.escape(back)}'>&#x2190; tournament report</a>"
     if data["stopped"]:
         badges += f"<span class='badge bad'>{html.escape(data['stopped'])}</span>"
     body = MATCH_BODY.substitute(

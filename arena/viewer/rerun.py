@@ -180,8 +180,8 @@ def rerun(log: MatchLog, seat: int, spec: BotSpec, progress: Callable[[str], Non
                                                f"the log has {logged}", request.ply, compared)
             if progress is not None:
                 progress(f"ply {request.ply}: {answer.get('move')!r} agrees")
-        message = f"all {compared} moves of seat {seat} agree with the log"
-        report = _report(session, True, message, None, compared)
+        summary = f"all {compared} moves of seat {seat} agree with the log"
+        report = _report(session, True, summary, None, compared)
         if log.result is not None and log.result.get("offender") == seat and not requests[-1].illegal:
             report.notes.append(f"the match ended with {log.result['reason']} of this seat: its last request "
                                 f"has no logged answer and was not re-sent")

@@ -1,0 +1,54 @@
+"""Fixtures of the viewer tests: Debian's /usr/bin/chromium driven by Playwright.
+
+Without Chromium or the playwright package the browser tests skip on a workstation, but
+fail under CI (the CI variable set): there they are part of what must pass.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.viewer.browser import CHROMIUM, CHROMIUM_ARGS, Watched, missing
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the whole session."""
+    why = missing()
+    if why:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests cannot run: {why}; CI must install it")
+        pytest.skip(why)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[Callable[[Path, str], Watched]]:
+    """Open a local HTML file in a fresh page that records errors and requests."""
+    contexts = []
+
+    def opener(path: Path, fragment: str = "") -> Watched:
+        context = browser.new_context(viewport={"width": 1300, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        watched = Watched(page)
+        page.on("console", lambda m: watched.errors.append(f"console {m.type}: {m.text}")
+                if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: watched.errors.append(f"page error: {e}"))
+        page.on("request", lambda r: watched.requests.append(r.url))
+        page.goto(path.resolve().as_uri() + fragment)
+        return watched
+
+    yield opener
+    for context in contexts:
+        context.close()
