@@ -55,7 +55,7 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
     """
     if spec.kind == BotKind.PASCAL:
         try:
-            spec = replace(spec, argv=tuple(compile_module(Path(spec.target))))
+            spec = replace(spec, argv=(*spec.argv, *compile_module(Path(spec.target))))
         except LaunchError as exc:
             return Player(spec.name, StdioPeer(BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)),
                           None, spec_text=spec.text, launch_error=str(exc))

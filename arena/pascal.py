@@ -51,8 +51,8 @@ STALE_BUILD_S = 3600.0  # leftover build directories of killed compiles are remo
 RESERVED_UNITS = frozenset({HOST, BRIDGE, "system", "objpas", "baseunix", "unixtype", "ctypes", "si_prc"})
 INTERFACE = "TPair, TFileOfPairs, InitGame(var f: TFileOfPairs; sec: longint), turn(var d: integer; sec: longint)"
 
-_COMMENTS = re.compile(rb"\{[^}]*\}|\(\*.*?\*\)|//[^\n]*", re.S)
-_UNIT_HEADER = re.compile(rb"\s*unit\s+([A-Za-z_][A-Za-z0-9_]*)\s*;", re.I)
+_COMMENTS = re.compile(rb"\{[^}]*\}|\(\*.*?\*\)|//[^\n]*", re.DOTALL)
+_UNIT_HEADER = re.compile(rb"\s*unit\s+([A-Za-z_][A-Za-z0-9_]*)\s*;", re.IGNORECASE)
 _POSITIONED = re.compile(r"^(?P<file>[^\s(]+)\((?P<pos>\d+(?:,\d+)?)\) (?P<kind>Error|Fatal): (?P<text>.*)$")
 
 # The bridge is compiled in TP mode like the module; it alone `uses` the module, and it
@@ -70,9 +70,13 @@ implementation
 
 uses @UNIT@;
 
+{ The board file is written in the TP 7 layout: a TPair of another size would misread it. }
+{$if sizeof(TPair) <> 4}
+{$error TPair must be two 16-bit integers (4 bytes)}
+{$endif}
+
 procedure ArenaInitGame(sec: longint);
-var
-  board: @UNIT@.TFileOfPairs;
+var board: @UNIT@.TFileOfPairs;
 begin
   { The file is handed over open and at its start: a module may read at once, or call
     reset itself (which reopens it), or close it when done. }
@@ -271,8 +275,7 @@ begin
 end;
 
 procedure FreeValue(V: PJValue);
-var
-  K: Integer;
+var K: Integer;
 begin
   if V = nil then Exit;
   for K := 0 to High(V^.Items) do FreeValue(V^.Items[K]);
@@ -280,8 +283,7 @@ begin
 end;
 
 function Field(V: PJValue; const Key: AnsiString): PJValue;
-var
-  K: Integer;
+var K: Integer;
 begin
   Result := nil;
   if (V = nil) or (V^.Kind <> jkObject) then Exit;
@@ -297,16 +299,14 @@ begin
 end;
 
 function IntField(V: PJValue; const Key: AnsiString; Default: Int64): Int64;
-var
-  F: PJValue;
+var F: PJValue;
 begin
   F := Field(V, Key);
   if (F <> nil) and (F^.Kind = jkNumber) then Result := F^.Num else Result := Default;
 end;
 
 function StrField(V: PJValue; const Key: AnsiString): AnsiString;
-var
-  F: PJValue;
+var F: PJValue;
 begin
   F := Field(V, Key);
   if (F <> nil) and (F^.Kind = jkString) then Result := F^.Str else Result := '';
@@ -364,8 +364,7 @@ end;
 { --- the contest's interface --- }
 
 function Seconds(Msg: PJValue): LongInt;
-var
-  T: Int64;
+var T: Int64;
 begin
   T := IntField(Msg, 'time_left_ms', 0);
   if T > High(LongInt) then T := High(LongInt);
@@ -374,8 +373,7 @@ begin
 end;
 
 procedure WritePair(var F: TPairFile; X, Y: Int64);
-var
-  P: TArenaPair;
+var P: TArenaPair;
 begin
   P.X := X;
   P.Y := Y;
@@ -410,8 +408,7 @@ begin
 end;
 
 procedure HandleInit(Msg: PJValue);
-var
-  Game: AnsiString;
+var Game: AnsiString;
 begin
   Game := StrField(Msg, 'game');
   if Game <> 'arrows' then Die('Pascal modules play arrows only, not ' + Game, 2);
@@ -493,7 +490,7 @@ def cache_root() -> Path:
 
 def unit_name(source: bytes, filename: str = "module") -> str:
     """The name in the module's `unit NAME;` header; LaunchError when it is not a unit."""
-    match = _UNIT_HEADER.match(_COMMENTS.sub(b" ", source))
+    match = _UNIT_HEADER.match(_COMMENTS.sub(b" ", source.removeprefix(b"\xef\xbb\xbf")))
     if match is None:
         raise LaunchError(f"{filename}: not a Turbo Pascal unit (expected `unit NAME;` at the top)")
     name = match.group(1).decode("ascii").lower()
@@ -519,7 +516,7 @@ def find_fpc() -> str:
 def fpc_version(fpc: str) -> str:
     """The compiler's version string (part of the cache key)."""
     try:
-        done = subprocess.run([fpc, "-iV"], capture_output=True, text=True, timeout=30)
+        done = subprocess.run([fpc, "-iV"], check=False, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise LaunchError(f"cannot run {fpc}: {exc}") from None
     return done.stdout.strip() or "unknown"
@@ -589,7 +586,7 @@ def compile_module(source: Path) -> list[str]:
         argv = [fpc, *FPC_FLAGS, f"-FU{build / 'units'}", f"-FE{build}", f"{HOST}.pas"]
         started = time.monotonic()
         try:
-            done = subprocess.run(argv, cwd=build, capture_output=True, text=True, errors="replace",
+            done = subprocess.run(argv, check=False, cwd=build, capture_output=True, text=True, errors="replace",
                                   timeout=COMPILE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             raise LaunchError(f"{source.name}: fpc did not finish within {COMPILE_TIMEOUT_S:.0f} s") from None
@@ -599,6 +596,8 @@ def compile_module(source: Path) -> list[str]:
         if done.returncode != 0 or not (build / HOST).is_file():
             raise LaunchError(first_error(done.stdout + done.stderr, unit, source.name))
         log.info("compiled %s in %.2f s into %s", source, time.monotonic() - started, final)
+        if final.exists() and not program.is_file():  # an entry damaged by hand: replace it
+            shutil.rmtree(final, ignore_errors=True)
         try:
             os.rename(build, final)
         except OSError:
