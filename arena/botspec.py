@@ -104,7 +104,11 @@ def parse_bot_spec(
         path = Path(head)
         if not path.is_file():
             raise BotSpecError(f"no such bot file: {head}")
-        target = str(path.resolve()) + (f":{tail}" if sep else "")
+        class_name, _, option_text = tail.partition(":")  # path.py[:Class][:key=value,...]
+        if "=" in class_name:
+            class_name, option_text = "", tail
+        options = {**parse_options(option_text), **options}
+        target = str(path.resolve()) + (f":{class_name}" if class_name else "")
         return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options), options, display)
     registered = registered_bots().get((game, head))
     if registered is not None:
@@ -114,8 +118,11 @@ def parse_bot_spec(
             text, BotKind.REGISTERED, registered.target, _python_argv(registered.target, options),
             options, display,
         )
-    if sep and tail and "=" not in tail and all(part.isidentifier() for part in head.split(".")):
-        return BotSpec(text, BotKind.PYTHON, text, _python_argv(text, options), options, display)
+    class_name, _, option_text = tail.partition(":")  # module:Class[:key=value,...]
+    if sep and class_name.isidentifier() and all(part.isidentifier() for part in head.split(".")):
+        options = {**parse_options(option_text), **options}
+        target = f"{head}:{class_name}"
+        return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options), options, display)
     known = ", ".join(b.name for b in bots_for(game)) or "none"
     raise BotSpecError(
         f"unknown bot {text!r} for {game} (registered: {known}; or path/bot.py, module:Class, "

@@ -112,7 +112,7 @@ class Referee:
         game: Game,
         setup: dict[str, Any],
         seed: int,
-        clock: ClockSettings,
+        clock: ClockSettings | list[ClockSettings],
         match_id: str,
         log_writer: LogWriter | NullLog | None = None,
         message_quota: int = MESSAGE_QUOTA,
@@ -122,8 +122,10 @@ class Referee:
         self.game = game
         self.setup = setup
         self.seed = seed
-        self.settings = clock
-        self.clocks = [SeatClock(clock) for _ in players]
+        # One clock for every seat, or one per seat (a person's seat may have a generous one).
+        self.seat_settings = list(clock) if isinstance(clock, list) else [clock] * len(players)
+        self.settings = self.seat_settings[0]
+        self.clocks = [SeatClock(settings) for settings in self.seat_settings]
         self.match_id = match_id
         self.log = log_writer or NullLog()
         self.quota = message_quota
@@ -198,7 +200,10 @@ class Referee:
             "game": self.game.name, "game_version": self.game.version, "setup": self.setup,
             "seed": self.seed, "players": len(self.players),
             "seats": [{"name": p.name, "bot": p.spec_text} for p in self.players],
-            "clock": self.settings.to_data(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "clock": self.settings.to_data(),
+            **({"seat_clocks": [c.to_data() for c in self.seat_settings]}
+               if any(c != self.settings for c in self.seat_settings) else {}),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         })
 
     def _broadcast(self, events: list[list[Any]], ply: int) -> None:
@@ -210,7 +215,8 @@ class Referee:
 
     def _await_hellos(self) -> Failure | None:
         """Wait (uncharged) until every seat's process said hello, within the start-up deadline."""
-        deadline = time.monotonic() + self.settings.startup_ms / 1000.0
+        startup_ms = max(c.startup_ms for c in self.seat_settings)
+        deadline = time.monotonic() + startup_ms / 1000.0
         for player in self.players:
             player.peer.pump()
         while True:
@@ -228,7 +234,7 @@ class Referee:
             now = time.monotonic()
             if now >= deadline:
                 return Failure(pending[0], Reason.PROTOCOL,
-                               f"no valid hello within {self.settings.startup_ms} ms (start-up deadline)")
+                               f"no valid hello within {startup_ms} ms (start-up deadline)")
             self._poll(max(1, math.ceil((deadline - now) * 1000)))
 
     def _init_all(self) -> Failure | None:
@@ -276,8 +282,9 @@ class Referee:
         allowance = clock.allowance_ms()
         now = time.monotonic()
         process = self.players[seat].process
-        if self.settings.mode == ClockMode.CPU and process is not None:
-            wall = (allowance * self.settings.wall_factor + self.settings.margin_ms) / 1000.0
+        settings = self.seat_settings[seat]
+        if settings.mode == ClockMode.CPU and process is not None:
+            wall = (allowance * settings.wall_factor + settings.margin_ms) / 1000.0
             return _Waiting(kind, seq, now, now + wall, allowance, process.cpu_ms())
         return _Waiting(kind, seq, now, clock.deadline_after(now), allowance)
 
@@ -293,7 +300,8 @@ class Referee:
         for seat, w in waiting.items():
             if now >= w.deadline:
                 return seat, w
-            if w.cpu_start is not None and self._used_ms(seat, w, now) > w.allowance_ms + self.settings.margin_ms:
+            margin = self.seat_settings[seat].margin_ms
+            if w.cpu_start is not None and self._used_ms(seat, w, now) > w.allowance_ms + margin:
                 return seat, w
         return None
 
@@ -303,7 +311,7 @@ class Referee:
         for seat, w in waiting.items():
             if w.cpu_start is not None:
                 # CPU time cannot run faster than all cores together: check again before then.
-                left = w.allowance_ms + self.settings.margin_ms - self._used_ms(seat, w, now)
+                left = w.allowance_ms + self.seat_settings[seat].margin_ms - self._used_ms(seat, w, now)
                 wake = min(wake, max(0.001, left / 1000.0 / (os.cpu_count() or 1)))
         return max(0, math.ceil(wake * 1000))
 
@@ -324,7 +332,7 @@ class Referee:
                 self.clocks[seat].left_ms = 0.0
                 return replies, Failure(
                     seat, Reason.TIMEOUT,
-                    f"no {w.kind} within {w.allowance_ms} ms + {self.settings.margin_ms} ms margin"
+                    f"no {w.kind} within {w.allowance_ms} ms + {self.seat_settings[seat].margin_ms} ms margin"
                     + (" of CPU time" if w.cpu_start is not None else ""),
                 )
             self._poll(self._next_wake_ms(waiting, now))

@@ -13,8 +13,8 @@ from bots.arrows.simple import next_target_room
 GAME = get_game("arrows")
 
 
-def test_registry_lists_both_bots() -> None:
-    assert [(b.name, b.game) for b in BOTS] == [("random", "arrows"), ("greedy", "arrows")]
+def test_registry_lists_the_simple_bots() -> None:
+    assert {("random", "arrows"), ("greedy", "arrows")} <= {(b.name, b.game) for b in BOTS}
 
 
 @pytest.mark.parametrize("bot_class", [RandomBot, GreedyBot])

@@ -16,8 +16,8 @@ GAME = get_game("tiles")
 SETUPS = Path(__file__).resolve().parents[2] / "configs" / "setups"
 
 
-def test_registry_lists_both_bots() -> None:
-    assert [(b.name, b.game) for b in BOTS] == [("random", "tiles"), ("greedy", "tiles")]
+def test_registry_lists_the_simple_bots() -> None:
+    assert {("random", "tiles"), ("greedy", "tiles")} <= {(b.name, b.game) for b in BOTS}
 
 
 @pytest.mark.parametrize("bot_class", [RandomBot, GreedyBot])
