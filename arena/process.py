@@ -236,10 +236,11 @@ class BotProcess:
             members = self.cgroup.pids() if self.cgroup is not None else set()
             if self.cgroup is not None:
                 self.cgroup.kill()
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            if self.exit_status is None:  # once reaped, the pid (and group id) may be reused
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
             try:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
