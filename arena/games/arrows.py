@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 import re
 import struct
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -37,10 +37,11 @@ from arena.games.base import (
     SetupError,
     State,
     is_int,
+    iter_bits,
     need_int,
     need_list,
     need_pair,
-    reject_unknown,
+    need_setup_map,
 )
 
 NAME = "arrows"
@@ -88,13 +89,6 @@ def neighbour_masks(cols: int, rows: int) -> tuple[int, ...]:
         masks.append(mask)
     return tuple(masks)
 
-
-def iter_bits(mask: int) -> Iterator[int]:
-    """The indices of the set bits of mask, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 class ArrowsState(State):
@@ -265,9 +259,7 @@ class Arrows(Game):
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
         self.check_players(players)
-        if not isinstance(setup, Mapping):
-            raise SetupError(NAME, f"setup must be a map, got {type(setup).__name__}")
-        reject_unknown(NAME, setup, SETUP_KEYS)
+        setup = need_setup_map(NAME, setup, SETUP_KEYS)
         for key in ("cols", "rows", "heads", "dirs"):
             if key not in setup:
                 raise SetupError(NAME, f"missing {key}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 # A move and an event payload are plain msgpack/JSON data (ints, strings, lists, maps).
@@ -221,6 +221,22 @@ def need_pair(game: str, name: str, value: Any) -> tuple[int, int]:
     ):
         raise SetupError(game, f"{name} must be a pair of integers, got {value!r}")
     return int(value[0]), int(value[1])
+
+
+def need_setup_map(game: str, setup: Any, known: set[str]) -> Mapping[str, Any]:
+    """Return setup if it is a map holding only known keys; else raise SetupError."""
+    if not isinstance(setup, Mapping):
+        raise SetupError(game, f"setup must be a map, got {type(setup).__name__}")
+    reject_unknown(game, setup, known)
+    return setup
+
+
+def iter_bits(mask: int) -> Iterator[int]:
+    """The indices of the set bits of mask, lowest first (engines keep boards as bit masks)."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 def reject_unknown(game: str, setup: Mapping[str, Any], known: set[str]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -17,10 +17,11 @@ from arena.games.base import (
     SetupError,
     State,
     is_int,
+    iter_bits,
     need_int,
     need_list,
     need_pair,
-    reject_unknown,
+    need_setup_map,
 )
 
 NAME = "blocking"
@@ -44,13 +45,6 @@ def neighbourhoods(rows: int, cols: int) -> tuple[int, ...]:
             masks.append(mask)
     return tuple(masks)
 
-
-def iter_bits(mask: int) -> Iterator[int]:
-    """The indices of the set bits of mask, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 class BlockingState(State):
@@ -160,9 +154,7 @@ class Blocking(Game):
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
         self.check_players(players)
-        if not isinstance(setup, Mapping):
-            raise SetupError(NAME, f"setup must be a map, got {type(setup).__name__}")
-        reject_unknown(NAME, setup, SETUP_KEYS)
+        setup = need_setup_map(NAME, setup, SETUP_KEYS)
         for key in ("rows", "cols"):
             if key not in setup:
                 raise SetupError(NAME, f"missing {key}")

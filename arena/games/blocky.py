@@ -19,7 +19,7 @@ from arena.games.base import (
     is_int,
     need_int,
     need_list,
-    reject_unknown,
+    need_setup_map,
 )
 
 NAME = "blocky"
@@ -452,9 +452,7 @@ class Blocky(Game):
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
         self.check_players(players)
-        if not isinstance(setup, Mapping):
-            raise SetupError(NAME, f"setup must be a map, got {type(setup).__name__}")
-        reject_unknown(NAME, setup, SETUP_KEYS)
+        setup = need_setup_map(NAME, setup, SETUP_KEYS)
         max_depth = need_int(NAME, "max_depth", setup.get("max_depth", 3), 0, MAX_DEPTH)
         colours = need_int(NAME, "colours", setup.get("colours", 4), 2, MAX_COLOURS)
         turns = need_int(NAME, "turns", setup.get("turns", 10), 1, MAX_TURNS)

@@ -19,7 +19,7 @@ from arena.games.base import (
     need_int,
     need_list,
     need_pair,
-    reject_unknown,
+    need_setup_map,
 )
 
 NAME = "tenten"
@@ -426,9 +426,7 @@ class Tenten(Game):
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 1) -> dict[str, Any]:
         self.check_players(players)
-        if not isinstance(setup, Mapping):
-            raise SetupError(NAME, f"setup must be a map, got {type(setup).__name__}")
-        reject_unknown(NAME, setup, SETUP_KEYS)
+        setup = need_setup_map(NAME, setup, SETUP_KEYS)
         size = need_int(NAME, "size", setup.get("size", 10), 1, MAX_SIZE)
         result: dict[str, Any] = {
             "size": size,

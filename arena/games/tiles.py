@@ -31,7 +31,7 @@ from arena.games.base import (
     need_int,
     need_list,
     need_pair,
-    reject_unknown,
+    need_setup_map,
 )
 
 NAME = "tiles"
@@ -243,9 +243,7 @@ class Tiles(Game):
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
         self.check_players(players)
-        if not isinstance(setup, Mapping):
-            raise SetupError(NAME, f"setup must be a map, got {type(setup).__name__}")
-        reject_unknown(NAME, setup, SETUP_KEYS)
+        setup = need_setup_map(NAME, setup, SETUP_KEYS)
         for key in ("pot", "plates", "plate_size", "rows", "row_len", "boards"):
             if key not in setup:
                 raise SetupError(NAME, f"missing {key}")

@@ -34,7 +34,7 @@ def play(bot_class: type, setup: dict, seed: int) -> tuple[float, list]:
 
 
 def test_bots_are_registered() -> None:
-    assert [(b.name, b.game) for b in BOTS] == [("random", "tenten"), ("greedy", "tenten")]
+    assert {("random", "tenten"), ("greedy", "tenten")} <= {(b.name, b.game) for b in BOTS}
 
 
 @pytest.mark.parametrize("bot_class", [RandomBot, GreedyBot])
