@@ -208,4 +208,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m arena.cli` runs this file as __main__: run the importable module instead, so
+    # that main() catches the arena.cli.CliError the subcommand modules raise.
+    from arena.cli import main as _main
+
+    sys.exit(_main())

@@ -41,6 +41,7 @@ FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
         ("game_version", INT, True), ("setup", MAP, True), ("seed", INT, True),
         ("players", INT, True), ("seats", LIST, True), ("clock", MAP, True),
         ("started", STR, False), ("writer", STR, False), ("layout", MAP, False),
+        ("seat_clocks", LIST, False),
     ),
     "event": (("ply", INT, True), ("event", LIST, True)),
     "ready": (("seat", INT, True), ("time_ms", NUM, True), ("clock", NUM, True)),
@@ -49,6 +50,7 @@ FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
         ("clocks", LIST, True), ("pos", INT, False),
     ),
     "illegal": (("ply", INT, True), ("seat", INT, True), ("move", ANY, True), ("detail", STR, False)),
+    "resign": (("ply", INT, True), ("seat", INT, True), ("time_ms", NUM, True)),
     "result": (
         ("scores", LIST, True), ("ranks", LIST, True), ("reason", STR, True),
         ("offender", OPT_INT, True), ("plies", INT, True), ("detail", STR, False),
@@ -258,7 +260,7 @@ def from_records(records: Iterable[Any], source: str, cut: str = "") -> MatchLog
             log_.result = record
         elif kind == "output":
             log_.output[record["seat"]] = record["text"]
-        elif log_.result is not None and kind in ("move", "event", "illegal", "ready"):
+        elif log_.result is not None and kind in ("move", "event", "illegal", "resign", "ready"):
             raise LogError(f"{source}: record {index} ({kind}) after the result")
         else:
             # Unknown kinds (from a newer writer of the same format) are kept, and ignored

@@ -26,9 +26,10 @@ from protocol.messages import Reason
 
 log = logging.getLogger(__name__)
 
+MAX_POLL_MS = 60_000  # the longest single poll; a longer wait polls again
 MESSAGE_QUOTA = 200  # unsolicited frames (stale seq, chatter) a seat may send in one match
-DEATH_SETTLE_S = 0.02
-DISCONNECT_SETTLE_MS = 250  # after a dropped connection, how long a dying process may take to exit  # after a death is seen, frames still in flight get this long to land
+DEATH_SETTLE_S = 0.02  # after a death is seen, frames still in flight get this long to land
+DISCONNECT_SETTLE_MS = 250  # after a dropped connection, how long a dying process may take to exit
 
 
 @dataclass(eq=False)
@@ -55,6 +56,7 @@ class Failure:
     seat: int
     reason: Reason
     detail: str
+    time_ms: float = 0.0  # time charged for the answer that ended the match (a resignation)
 
 
 @dataclass
@@ -167,6 +169,9 @@ class Referee:
                 break
             failure, move, used_ms = self._ask_move(seat)
             if failure is not None:
+                if failure.reason == Reason.RESIGNED:
+                    self.log.write({"kind": "resign", "ply": ply + 1, "seat": seat,
+                                    "time_ms": round(failure.time_ms, 3)})
                 break
             try:
                 caused = state.apply(move)
@@ -313,7 +318,8 @@ class Referee:
                 # CPU time cannot run faster than all cores together: check again before then.
                 left = w.allowance_ms + self.seat_settings[seat].margin_ms - self._used_ms(seat, w, now)
                 wake = min(wake, max(0.001, left / 1000.0 / (os.cpu_count() or 1)))
-        return max(0, math.ceil(wake * 1000))
+        # Capped: zmq's poll takes a C int of milliseconds (a person's clock may run for days).
+        return min(MAX_POLL_MS, max(0, math.ceil(wake * 1000)))
 
     def _collect(
         self, waiting: dict[int, _Waiting]
@@ -403,6 +409,13 @@ class Referee:
             message = peer.inbox.popleft()
             w = waiting.get(seat)
             if w is not None and message.get("seq") == w.seq:
+                if message["type"] == "resign" and w.kind == "move":
+                    # Giving up instead of moving: the seat loses, as an arrows 255 does.
+                    used = self._used_ms(seat, w, now)
+                    self.clocks[seat].charge(used, is_move=False)
+                    self.time_used[seat] += used
+                    del waiting[seat]
+                    return Failure(seat, Reason.RESIGNED, "resigned", used)
                 if message["type"] != w.kind:
                     return Failure(seat, Reason.PROTOCOL,
                                    f"answered seq {w.seq} with {message['type']!r}, expected {w.kind!r}")
@@ -469,7 +482,7 @@ class Referee:
 
     def _send_end(self, result: MatchResult, failure: Failure | None) -> None:
         for seat, player in enumerate(self.players):
-            if failure is not None and failure.seat == seat and failure.reason != Reason.ILLEGAL:
+            if failure is not None and failure.seat == seat and failure.reason not in (Reason.ILLEGAL, Reason.RESIGNED):
                 continue  # a crashed, hung or hostile bot gets no more messages
             player.peer.send({
                 "type": "end", "seq": player.next_seq(), "match": self.match_id,

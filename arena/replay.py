@@ -68,15 +68,26 @@ def positions(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, State]]:
             yield record, state
 
 
+def header_clocks(header: dict[str, Any]) -> list[ClockSettings]:
+    """Every seat's clock settings: the header's `seat_clocks` when present, else `clock` for all."""
+    players = header["players"]
+    per_seat = header.get("seat_clocks")
+    if per_seat is None:
+        return [ClockSettings(**header["clock"])] * players
+    if not isinstance(per_seat, list) or len(per_seat) != players:
+        raise ValueError(f"seat_clocks must hold one clock per seat ({players})")
+    return [ClockSettings(**c) for c in per_seat]
+
+
 class _Clocks:
     """Every seat's clock as the log states it, checked against the clock rules."""
 
     def __init__(self, log: MatchLog) -> None:
         try:
-            self.settings = ClockSettings(**log.header["clock"])
-        except (ClockError, TypeError) as exc:
+            self.seat_settings = header_clocks(log.header)
+        except (ClockError, TypeError, ValueError) as exc:
             raise Disagreement(0, f"header: clock settings do not validate: {exc}") from None
-        self.left = [float(self.settings.budget_ms)] * log.header["players"]
+        self.left = [float(s.budget_ms) for s in self.seat_settings]
 
     def ready(self, record: dict[str, Any], ply: int) -> None:
         seat = record["seat"]
@@ -92,13 +103,14 @@ class _Clocks:
         seat, clocks = record["seat"], record["clocks"]
         if len(clocks) != len(self.left):
             raise Disagreement(ply, f"{len(clocks)} clocks for {len(self.left)} seats")
+        increment = self.seat_settings[seat].increment_ms
         for other, logged in enumerate(clocks):
             want = self.left[other]
             if other == seat:
-                want = max(0.0, want - record["time_ms"]) + self.settings.increment_ms
+                want = max(0.0, want - record["time_ms"]) + increment
             if not isinstance(logged, (int, float)) or abs(logged - want) > CLOCK_TOLERANCE_MS:
                 if other == seat:
-                    why = (f"{self.left[other]} - {record['time_ms']} ms used + {self.settings.increment_ms} ms "
+                    why = (f"{self.left[other]} - {record['time_ms']} ms used + {increment} ms "
                            f"increment gives {want:.3f}")
                 else:
                     why = f"it was {want} and seat {other} did not move"
@@ -106,18 +118,21 @@ class _Clocks:
         self.left = [float(c) for c in clocks]
 
 
-def _simulate(log: MatchLog) -> tuple[State, int, int | None]:
-    """Re-play every record; return (final state, plies, seat of a recorded illegal move)."""
+def _simulate(log: MatchLog) -> tuple[State, int, int | None, int | None]:
+    """Re-play every record; return (final state, plies, seat of a recorded illegal move, seat that resigned)."""
     state, opening = _start(log)
     clocks = _Clocks(log)
     expected: deque[list[Any]] = deque(opening)
     ply = 0
     illegal_seat: int | None = None
+    resigned_seat: int | None = None  # a seat that answered its turn with `resign`
     matched = False  # a fingerprint agreed: the engine describes positions as the writer's did
     for record in log.records:
         kind = record["kind"]
-        if illegal_seat is not None and kind in ("move", "event", "illegal"):
+        if illegal_seat is not None and kind in ("move", "event", "illegal", "resign"):
             raise Disagreement(ply + 1, f"a {kind} record after the illegal move that ended the match")
+        if resigned_seat is not None and kind in ("move", "event", "illegal", "resign"):
+            raise Disagreement(ply + 1, f"a {kind} record after the resignation that ended the match")
         if kind == "event":
             if not expected:
                 raise Disagreement(ply, f"referee event {_short(record['event'])} was never generated "
@@ -161,9 +176,14 @@ def _simulate(log: MatchLog) -> tuple[State, int, int | None]:
                 illegal_seat = record["seat"]
             else:
                 raise Disagreement(ply + 1, f"move {_short(record['move'])} recorded as illegal is legal")
+        elif kind == "resign":
+            if record["ply"] != ply + 1 or record["seat"] != state.to_move():
+                raise Disagreement(ply + 1, f"resignation recorded for seat {record['seat']} at ply "
+                                            f"{record['ply']}, but seat {state.to_move()} was to play ply {ply + 1}")
+            resigned_seat = record["seat"]
     if expected and not log.truncated:
         raise Disagreement(ply, f"referee event {_short(expected[0])} missing at the end")
-    return state, ply, illegal_seat
+    return state, ply, illegal_seat, resigned_seat
 
 
 def _check_move(state: State, record: dict[str, Any], ply: int) -> None:
@@ -180,7 +200,8 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _check_result(log: MatchLog, state: State, plies: int, illegal_seat: int | None) -> str:
+def _check_result(log: MatchLog, state: State, plies: int, illegal_seat: int | None,
+                  resigned_seat: int | None = None) -> str:
     """Compare the result record with the re-simulation; return the verdict message."""
     result = log.result
     assert result is not None  # narrowing: verify() handles the truncated case first
@@ -195,13 +216,17 @@ def _check_result(log: MatchLog, state: State, plies: int, illegal_seat: int | N
     if (reason == "illegal") != (illegal_seat is not None):
         raise Disagreement(plies, f"result: reason {reason!r}, but the log "
                                   f"{'records' if illegal_seat is not None else 'holds no'} illegal move")
-    if reason in FAILURE_REASONS:
+    if (resigned_seat is not None) and reason != "resigned":
+        raise Disagreement(plies, f"result: reason {reason!r}, but the log records a resignation")
+    if reason in FAILURE_REASONS or resigned_seat is not None:
         if state.is_over():
             raise Disagreement(plies, f"result: {reason} of seat {offender} after the game was already over")
         if not isinstance(offender, int) or not 0 <= offender < log.header["players"]:
             raise Disagreement(plies, f"result: {reason} without a valid offender")
         if illegal_seat is not None and offender != illegal_seat:
             raise Disagreement(plies, f"result: offender {offender}, but seat {illegal_seat} made the illegal move")
+        if resigned_seat is not None and offender != resigned_seat:
+            raise Disagreement(plies, f"result: offender {offender}, but seat {resigned_seat} resigned")
         scores = [float(s) for s in state.forfeit_scores(offender)]
         ranks = offender_last(scores, offender)
     else:
@@ -224,11 +249,11 @@ def _check_result(log: MatchLog, state: State, plies: int, illegal_seat: int | N
 def verify(log: MatchLog) -> Verdict:
     """Re-simulate the log from its setup and seed; report the first disagreement."""
     try:
-        state, plies, illegal_seat = _simulate(log)
+        state, plies, illegal_seat, resigned_seat = _simulate(log)
         if log.result is None:
             return Verdict(False, f"log is truncated after ply {plies}: {log.truncation}; "
                                   f"the {plies} plies it holds agree with the re-simulation", plies, True, plies)
-        message = _check_result(log, state, plies, illegal_seat)
+        message = _check_result(log, state, plies, illegal_seat, resigned_seat)
     except Disagreement as exc:
         return Verdict(False, str(exc), exc.ply, log.truncated, max(0, exc.ply - 1))
     if log.truncated:

@@ -24,6 +24,7 @@ _REQUIRED: dict[str, dict[str, type | tuple[type, ...]]] = {
     "hello": {"protocol": int, "token": str},
     "ready": {"seq": int},
     "move": {"seq": int},
+    "resign": {"seq": int},
     "welcome": {"protocol": int},
     "init": {
         "seq": int,

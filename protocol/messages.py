@@ -14,7 +14,7 @@ ENV_ENDPOINT = "ARENA_ENDPOINT"
 ENV_TOKEN = "ARENA_TOKEN"
 
 # Requests the referee sends carry `seq`; these are the replies a bot may send.
-BOT_TYPES = frozenset({"hello", "ready", "move"})
+BOT_TYPES = frozenset({"hello", "ready", "move", "resign"})
 REFEREE_TYPES = frozenset({"welcome", "init", "turn", "end", "bye"})
 
 
@@ -87,6 +87,13 @@ class MoveMsg(TypedDict):
     type: Literal["move"]
     seq: int
     move: Any
+
+
+class Resign(TypedDict):
+    """bot -> referee: gives up instead of answering the turn with the same seq (reason `resigned`)."""
+
+    type: Literal["resign"]
+    seq: int
 
 
 class End(TypedDict):

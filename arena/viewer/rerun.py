@@ -16,11 +16,12 @@ from typing import Any
 import zmq
 
 from arena.botspec import BotSpec
-from arena.clock import ClockError, ClockSettings, SeatClock
+from arena.clock import ClockError, SeatClock
 from arena.hub import Hub
 from arena.match import launch_player, shutdown
 from arena.matchlog import MatchLog
 from arena.process import Limits
+from arena.replay import header_clocks
 
 SLACK_MS = 1000  # extra wait past time left + margin: a re-run need not be as fast as the match
 
@@ -58,11 +59,11 @@ def seat_requests(log: MatchLog, seat: int) -> list[Request]:
     if not 0 <= seat < players:
         raise RerunError(f"seat {seat} does not exist (the match has seats 0..{players - 1})")
     try:
-        settings = ClockSettings(**header["clock"])
-    except (ClockError, TypeError) as exc:
+        seat_settings = header_clocks(header)
+    except (ClockError, TypeError, ValueError) as exc:
         raise RerunError(f"clock settings of the log do not validate: {exc}") from None
-    clock = SeatClock(settings)  # allowance_ms() turns a logged clock into the time_left_ms sent
-    left = [float(settings.budget_ms)] * players
+    clock = SeatClock(seat_settings[seat])  # allowance_ms() turns a logged clock into the time_left_ms sent
+    left = [float(s.budget_ms) for s in seat_settings]
     events: list[list[Any]] = []
     init = {"type": "init", "match": header["match"], "game": header["game"], "seat": seat,
             "players": players, "setup": header["setup"], "time_left_ms": clock.allowance_ms()}
