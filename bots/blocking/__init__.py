@@ -1,5 +1,6 @@
-"""Reference bots for blocking: the seed's three strategies."""
+"""Reference bots for blocking: the seed's three strategies and perfect (Sprague–Grundy play)."""
 
+from bots.blocking.perfect import PerfectBot
 from bots.blocking.simple import MaxBlockBot, RandomBot, SequentialBot
 
-BOTS = [SequentialBot, RandomBot, MaxBlockBot]
+BOTS = [SequentialBot, RandomBot, MaxBlockBot, PerfectBot]

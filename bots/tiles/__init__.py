@@ -1,5 +1,7 @@
-"""Reference bots for tiles: uniformly random and greedy (make a row as full as possible)."""
+"""Reference bots for tiles: random, greedy, perfect (exact search) and montecarlo (the seed's playouts)."""
 
+from bots.tiles.montecarlo import MonteCarloBot
+from bots.tiles.perfect import PerfectBot
 from bots.tiles.simple import GreedyBot, RandomBot
 
-BOTS = [RandomBot, GreedyBot]
+BOTS = [RandomBot, GreedyBot, PerfectBot, MonteCarloBot]
