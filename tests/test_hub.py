@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import resource
 import time
 
@@ -87,12 +88,26 @@ def test_wrong_token_and_unsolicited_peers_never_get_the_seat() -> None:
 ))
 def test_random_frames_become_violations_or_messages_never_exceptions(link, frame: bytes) -> None:  # noqa: ANN001
     hub, peer, dealer = link
-    reset(peer)
+    sync(peer, dealer)
+    marker = next(MARKERS)
     dealer.send(frame)
-    dealer.send(encode({"type": "ready", "seq": 99}))  # a marker: the frame before it was handled
-    wait_for(peer, lambda: bool(peer.violation) or any(m.get("seq") == 99 for m in peer.inbox))
-    assert peer.violation or any(m.get("seq") == 99 for m in peer.inbox)
+    dealer.send(encode({"type": "ready", "seq": marker}))  # the frame before it has been handled
+    wait_for(peer, lambda: bool(peer.violation) or any(m.get("seq") == marker for m in peer.inbox))
+    assert peer.violation or [m.get("seq") for m in peer.inbox][-1] == marker
     assert len(peer.inbox) <= 2
+
+
+MARKERS = itertools.count(1000)
+
+
+def sync(peer: Peer, dealer: zmq.Socket) -> None:
+    """Wait until every earlier frame has been taken, then start from a clean peer."""
+    marker = next(MARKERS)
+    reset(peer)
+    dealer.send(encode({"type": "ready", "seq": marker}))
+    wait_for(peer, lambda: any(m.get("seq") == marker for m in peer.inbox))
+    assert any(m.get("seq") == marker for m in peer.inbox), "the peer stopped taking frames"
+    reset(peer)
 
 
 def nest(depth: int) -> object:
