@@ -19,6 +19,10 @@ from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 log = logging.getLogger(__name__)
 
 HIGH_WATER_MARK = 256  # frames queued per peer; a peer that floods beyond it loses frames
+# Plain ints: pyzmq's flag enums cost an enum construction per operation on the hot path.
+_NOBLOCK = int(zmq.NOBLOCK)
+_EVENTS = int(zmq.EVENTS)
+_POLLIN = int(zmq.POLLIN)
 
 
 class Peer:
@@ -62,7 +66,7 @@ class Peer:
         if self.routing_id is None:
             return False
         try:
-            self.sock.send_multipart([self.routing_id, encode(message)], zmq.NOBLOCK)
+            self.sock.send_multipart([self.routing_id, encode(message)], _NOBLOCK)
         except zmq.ZMQError as exc:
             log.debug("send to %s failed: %s", self.name, exc)
             return False
@@ -83,8 +87,8 @@ class Peer:
     def pump_frames(self) -> None:
         """Receive every frame waiting on the socket and route it."""
         sock = self.sock
-        while sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
-            frames = sock.recv_multipart(zmq.NOBLOCK)
+        while sock.getsockopt(_EVENTS) & _POLLIN:
+            frames = sock.recv_multipart(_NOBLOCK)
             if self.routing_id is None:
                 self._admit(frames)
                 continue

@@ -163,7 +163,9 @@ class GameRecord:
         moves, _ = self._moves_with_clocks()
         out: list[dict[str, Any]] = [self.header, *self.opening]
         for ply, move in zip(self.plies, moves):
-            out += [move, *ply.events, *ply.notes]
+            # A segment fingerprinted positions reached from its own setup: the writer
+            # fingerprints the stitched game afresh.
+            out += [{k: v for k, v in move.items() if k != "pos"}, *ply.events, *ply.notes]
         out += [{**r, "ply": self.standing + 1} for r in self.ending]
         if self.result is not None:
             result = {k: v for k, v in self.result.items() if k != "log"}

@@ -20,7 +20,7 @@ from arena.clock import ClockMode, ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_from_scores
 from arena.hub import Peer
 from arena.stdio import StdioPeer
-from arena.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog
+from arena.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog, position_fingerprint
 from arena.process import BotProcess
 from protocol.messages import Reason
 
@@ -181,11 +181,14 @@ class Referee:
                                 "detail": str(exc)})
                 break
             ply += 1
-            self.log.write({
+            record = {
                 "kind": "move", "ply": ply, "seat": seat, "move": move,
                 "time_ms": round(used_ms, 3),
                 "clocks": [round(c.left_ms, 3) for c in self.clocks],
-            })
+            }
+            if self.log.path is not None:
+                record["pos"] = position_fingerprint(state)
+            self.log.write(record)
             for other in range(n):
                 if other != seat:
                     self.events[other].append([seat, move])
