@@ -1,5 +1,6 @@
-"""Reference bots for blocky: the seed's random and smart players."""
+"""Reference bots for blocky: the seed's random and smart players, and a one-ply greedy."""
 
+from bots.blocky.greedy import GreedyBot
 from bots.blocky.simple import RandomBot, SmartBot
 
-BOTS = [RandomBot, SmartBot]
+BOTS = [RandomBot, SmartBot, GreedyBot]

@@ -1,5 +1,7 @@
-"""Reference bots for tenten (1010!): random and the seed's round-greedy player."""
+"""Reference bots for tenten (1010!): random, the seed's round-greedy player, lookahead and optimal."""
 
+from bots.tenten.lookahead import LookaheadBot
+from bots.tenten.optimal import OptimalBot
 from bots.tenten.simple import GreedyBot, RandomBot
 
-BOTS = [RandomBot, GreedyBot]
+BOTS = [RandomBot, GreedyBot, LookaheadBot, OptimalBot]
