@@ -112,10 +112,12 @@ class View:
         """The position with coordinates along the edges; last = (seat, move) just played."""
         return state.render()
 
+    prompt = "Your move: "
+
     def ask_move(self, state: State) -> Move | Command:
         """Read moves until one is legal in state, or a command; never raises."""
         while True:
-            text = self.read("Your move: ")
+            text = self.read(self.prompt)
             if isinstance(text, Command):
                 return text
             move, reason = self.parse(text, state)

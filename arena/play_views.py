@@ -126,15 +126,7 @@ class TentenView(View):
                     self.term.paint(f"{p[row]:<{w}}", "bold", "cyan") for p, w in zip(padded, widths)).rstrip())
         return "\n".join(lines)
 
-    def ask_move(self, state: State) -> Move | Command:
-        while True:
-            text = self.read("Drop (block column row): ")
-            if isinstance(text, Command):
-                return text
-            move, reason = self.parse(text, state)
-            if reason is None:
-                return move
-            self.refuse(reason)
+    prompt = "Drop (block column row): "
 
     def parse(self, text: str, state: State) -> tuple[Move, str | None]:
         assert isinstance(state, TentenState)
@@ -213,15 +205,7 @@ class BlockyView(View):
                          f"- penalty {state.penalties[seat]} = {score - state.penalties[seat]}")
         return "\n".join(lines)
 
-    def ask_move(self, state: State) -> Move | Command:
-        while True:
-            text = self.read("Your move (e.g. cw -, smash 1, paint 3,4 2, pass): ")
-            if isinstance(text, Command):
-                return text
-            move, reason = self.parse(text, state)
-            if reason is None:
-                return move
-            self.refuse(reason)
+    prompt = "Your move (e.g. cw -, smash 1, paint 3,4 2, pass): "
 
     def parse(self, text: str, state: State) -> tuple[Move, str | None]:
         assert isinstance(state, BlockyState)
