@@ -135,7 +135,10 @@ class Hub:
     """Creates one hardened ROUTER socket per seat, in a private directory of ipc endpoints."""
 
     def __init__(self, context: zmq.Context | None = None, transport: str = "ipc") -> None:
-        self.context = context or zmq.Context.instance()
+        # A context of its own by default: each hub's sockets live and die with it, and one
+        # hub's trouble (a wedged I/O thread) cannot reach the next match's sockets.
+        self._own_context = context is None
+        self.context = context or zmq.Context()
         self.transport = transport
         # ipc sockets in a private directory: faster than TCP, and can be bound into a sandbox.
         self._dir = tempfile.mkdtemp(prefix="arena-hub-")
@@ -160,4 +163,6 @@ class Hub:
         """Close every socket and remove the ipc directory."""
         for peer in list(self.peers):
             self.forget(peer)
+        if self._own_context:
+            self.context.destroy(linger=0)
         shutil.rmtree(self._dir, ignore_errors=True)
