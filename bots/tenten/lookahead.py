@@ -42,7 +42,7 @@ from bots.tenten.evaluate import DEAD, DEFAULT_WEIGHTS, Evaluator, Weights, eval
 # of the clock, so the clock shrinks geometrically and never runs out on its own.
 UNBOUNDED_ROUNDS = 200
 MAX_WIDTH = 512  # the widest beam tried (each doubling costs about twice as much)
-SAFETY_MS = 150.0  # kept back from the whole-match clock, whatever happens
+SAFETY_MS = 300.0  # kept back from the whole-match clock, whatever happens (stalls, the end)
 MAX_ROUND_MS = 3000.0  # no round deserves more, however rich the clock
 DEFAULT_OVERHEAD_MS = 3.0  # assumed cost of one move outside the search until measured
 MAX_OVERHEAD_MS = 50.0  # a single move's overhead counts at most this much in the average

@@ -376,13 +376,14 @@ class OptimalBot(LookaheadBot):
         super().__init__(**options)
         self.solver: SequenceSolver | None = None
         self.first_round = 1  # the round the solver's round 0 stands for
+        self.searched_round = 0  # the round of the last exact search
         self.exact = False
         self.searches: list[tuple[int, bool]] = []  # (nodes, finished) per search, for benches
 
     def on_init(self, time_left_ms: int) -> None:
         super().on_init(time_left_ms)
         state = cast(TentenState, self.state)
-        self.solver, self.exact, self.searches = None, False, []
+        self.solver, self.exact, self.searches, self.searched_round = None, False, [], 0
         if state.sequence is not None and not state.is_over():
             rounds = None if state.max_rounds is None else state.max_rounds - state.round + 1
             self.first_round = state.round
@@ -397,7 +398,7 @@ class OptimalBot(LookaheadBot):
         if not self.plan or self.plan[0][0] != position:
             # The first move, or an unexpected position: the best line from here.
             self.best_line(state, self.round_budget_ms(state, time_left_ms))
-        elif not self.exact and len(state.offer) == state.offer_size:
+        elif not self.exact and state.round != self.searched_round:
             # A new round on the expected line: try again to prove it best or beat it.
             self.improve(state, self.round_budget_ms(state, time_left_ms))
         if not self.plan:
@@ -427,6 +428,7 @@ class OptimalBot(LookaheadBot):
         if self.solver is None or budget_ms <= 0:
             return
         incumbent = plan_points(state, self.plan)
+        self.searched_round = state.round
         before = self.solver.nodes
         try:
             found = self.solver.solve(
