@@ -19,9 +19,9 @@ import zmq
 from arena.clock import ClockMode, ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_from_scores
 from arena.hub import Peer
-from arena.stdio import StdioPeer
 from arena.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog, position_fingerprint
 from arena.process import BotProcess
+from arena.stdio import StdioPeer
 from protocol.messages import Reason
 
 log = logging.getLogger(__name__)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena.clock import ClockError, ClockMode, ClockSettings, SeatClock
 from tests.helpers import badbot, run
-
-import pytest
 
 BOARD = {"rows": 4, "cols": 5}
 

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from arena.clock import ClockSettings
 from arena.matchlog import read_log
-from arena.replay import verify
 from tests.helpers import badbot, run, survivors
 
 BOARD = {"rows": 4, "cols": 5}

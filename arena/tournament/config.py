@@ -22,8 +22,8 @@ from typing import Any
 from arena.botspec import BotKind, BotSpec, BotSpecError, parse_bot_spec
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, UnknownGame, get_game
-from arena.match import complete_setup
 from arena.isolation import Sandbox, SandboxError, check_sandbox
+from arena.match import complete_setup
 from arena.process import Limits
 from arena.setups import SetupFileError, load_setup_file
 from arena.tournament.schedule import MatchTask, build_schedule, derive_seed

@@ -28,9 +28,9 @@ from arena.botspec import BotKind, BotSpec
 from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.hub import Hub, Peer
+from arena.isolation import Sandbox
 from arena.match import launch_player, shutdown
 from arena.matchlog import LogWriter, NullLog
-from arena.isolation import Sandbox
 from arena.process import Limits
 from arena.referee import MatchResult, Player, Referee
 from arena.tournament.config import BotEntry

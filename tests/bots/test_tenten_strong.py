@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import io
-import json
 import random
 import time
 from functools import cache
 from pathlib import Path
 
-import pytest
-
-from arena.analyze_tenten import analyze_tenten, highest_score, play_greedy, start
-from arena.cli import main
+from arena.analyze_tenten import highest_score, play_greedy, start
 from arena.clock import ClockSettings
-from arena.games.base import SetupError
 from arena.games.tenten import GAME, TentenState
 from bots.tenten import BOTS
 from bots.tenten.evaluate import evaluator
@@ -235,51 +229,3 @@ def test_greedy_line_matches_the_greedy_bot() -> None:
         state = start(setup)
         assert greedy_line(state).points == play(GreedyBot(), setup, seed=0)[0].points
         assert play_greedy(state).score == greedy_line(state).points
-
-
-# --- the analyzer -------------------------------------------------------------------------
-
-
-def test_analyze_prints_greedy_and_optimal_with_states_and_time() -> None:
-    filled = [[k, r] for k in range(1, 5) for r in (1, 2)]
-    setup = {"size": 5, "offer": 1, "sequence": [DOT, DOT, V2], "filled": filled}
-    out = io.StringIO()
-    analyze_tenten(setup, out)
-    text = out.getvalue()
-    lines = text.splitlines()
-    assert lines[0] == "tenten 5x5, 3 blocks offered 1 per round"
-    # Greedy fills the gaps with the dots (10 + 10 points each); optimal keeps both rows for
-    # the 1x2 (1 + 1 + 2 + 30), since the dots can go elsewhere.
-    assert lines[1].startswith("greedy (play_greedy)") and " score     24 " in lines[1]
-    assert lines[2].startswith("optimal (highest_score)") and " score     34 " in lines[2]
-    assert "states visited" in lines[1] and "time" in lines[2]
-    assert lines[3].startswith("optimal moves [i, k, r]: ")
-
-
-def test_analyze_needs_a_sequence() -> None:
-    with pytest.raises(SetupError, match="sequence"):
-        analyze_tenten({"size": 5}, io.StringIO())
-
-
-def test_arena_analyze_tenten_on_the_command_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    filled = [[k, r] for k in range(1, 5) for r in (1, 2)]
-    path = tmp_path / "seq.json"
-    path.write_text(json.dumps({"size": 5, "offer": 1, "sequence": [DOT, DOT, V2],
-                                "filled": filled}))
-    assert main(["analyze", "tenten", str(path), "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["greedy"]["score"] == 24 and data["optimal"]["score"] == 34
-    assert data["optimal"]["finished"] and data["optimal"]["visited"] > 0
-    path.write_text(json.dumps({"size": 5}))
-    assert main(["analyze", "tenten", str(path)]) == 2
-    assert "sequence" in capsys.readouterr().err
-
-
-def test_a_stopped_analysis_reports_the_best_line_found() -> None:
-    out = io.StringIO()
-    analyze_tenten(json.loads(DEMO.read_text()), out, max_seconds=0.5)
-    greedy, optimal = out.getvalue().splitlines()[1:3]
-    assert "stopped after 0.5 s" in optimal
-    assert int(optimal.split(" score ")[1].split()[0]) >= int(greedy.split(" score ")[1].split()[0])
