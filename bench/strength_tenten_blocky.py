@@ -1,4 +1,4 @@
-"""The tenten and blocky rows of the strength table (docs/strength-tenten-blocky.md).
+"""The tenten and blocky rows of the strength table (bots/STRENGTH.md).
 
     python bench/strength_tenten_blocky.py tenten   [--games 30] [--max-rounds 300]
                                                     [--budget-ms 120000] [--workers 1] [--out DIR]

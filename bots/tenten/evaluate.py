@@ -22,7 +22,7 @@ and why each is there:
   once (the bonus per line grows with the lines emptied together: 10, 15, 20, ... each),
   instead of spreading them so that every line empties alone.
 
-The weights were tuned on 300-round 10×10 games (docs/strength-tenten-blocky.md).
+The weights were tuned on 300-round 10×10 games (bots/STRENGTH.md).
 """
 
 from __future__ import annotations
