@@ -30,15 +30,20 @@ class AlphaBetaBot(GameBot):
       region (depth-first search with Warnsdorff ordering and a reachability bound).
     - Time: the whole-game budget is shared over the moves likely left (a third of the
       shared region while contested, the whole region once apart), with a reserve.
-    No randomness: only the depth reached in time depends on the clock.
+    No randomness: only the depth reached in time depends on the clock. With the option
+    `nodes=N` each search stops after N nodes instead (the clock still bounds it), so the
+    bot plays the same moves on any machine, like a chess engine's fixed-nodes mode.
     """
 
     name = "alphabeta"
     game = "arrows"
     description = "iterative-deepening alpha-beta, territory evaluation, space-filling endgame"
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, nodes: int | None = None, **options: Any) -> None:
         super().__init__(**options)
+        if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1):
+            raise ValueError(f"nodes must be a positive integer, got {nodes!r}")
+        self.nodes = nodes  # a fixed search effort per move, or None: as much as the clock allows
         self.board: Board | None = None
         self.searcher: Searcher | None = None
         self.path: list[int] = []
@@ -76,7 +81,9 @@ class AlphaBetaBot(GameBot):
             return self.fill(free, a, region, time_left_ms)
         self.path = []
         moves_left = max(2, region.bit_count() // CONTESTED_FILL)
-        target, stats = searcher.best_move(free, a, b, self.budget_s(time_left_ms, moves_left))
+        target, stats = searcher.best_move(
+            free, a, b, self.budget_s(time_left_ms, moves_left), self.nodes
+        )
         self.last = stats
         if target < 0:
             # Lost against best play; any free cell still lets the opponent go wrong.
@@ -92,7 +99,7 @@ class AlphaBetaBot(GameBot):
             seed = None
         budget = self.budget_s(time_left_ms, region.bit_count())
         # The path found so far is kept when time runs out; it only ever gets longer.
-        self.path = longest_path(board, free, a, time.monotonic() + budget, seed)
+        self.path = longest_path(board, free, a, time.monotonic() + budget, seed, self.nodes)
         if len(self.path) < 2:
             return self.direction(a, -1)
         nxt = self.path[1]

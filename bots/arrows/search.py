@@ -14,6 +14,7 @@ shift never wraps into the next row), `a` (the mover's target: the cell it fills
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -156,15 +157,23 @@ class Searcher:
         self.killers: list[list[int]] = []
         self.deadline = float("inf")
         self.nodes = 0
+        self.node_limit = sys.maxsize  # a search stops here too (a fixed effort: see best_move)
 
     # --- root ---------------------------------------------------------------------------
 
-    def best_move(self, free: int, a: int, b: int, budget_s: float) -> tuple[int, SearchStats]:
-        """The best next target for the mover within budget_s seconds, and search stats."""
+    def best_move(
+        self, free: int, a: int, b: int, budget_s: float, nodes: int | None = None
+    ) -> tuple[int, SearchStats]:
+        """The best next target for the mover within budget_s seconds, and search stats.
+
+        With nodes, the search deepens until it has visited that many nodes (or the time is
+        up): the answer then depends on the position alone, not on the machine's speed.
+        """
         stats = SearchStats()
         started = time.monotonic()
         self.deadline = started + budget_s
         self.nodes = 0
+        self.node_limit = sys.maxsize if nodes is None else nodes
         moves = self.safe_moves(free, a, b)
         if not moves:
             return -1, stats
@@ -186,8 +195,8 @@ class Searcher:
                 break
             elapsed = time.monotonic() - started
             # A deeper iteration costs a few times the previous ones: do not start one
-            # that cannot finish.
-            if elapsed > budget_s * 0.45:
+            # that cannot finish (a fixed node effort decides that by its own count).
+            if nodes is None and elapsed > budget_s * 0.45:
                 break
         stats.nodes = self.nodes
         if len(self.tt) > TT_LIMIT:
@@ -217,6 +226,8 @@ class Searcher:
         """Score for the mover (target a) against the opponent (target b)."""
         self.nodes += 1
         if self.nodes % CHECK_EVERY == 0 and time.monotonic() > self.deadline:
+            raise TimeUp
+        if self.nodes > self.node_limit:
             raise TimeUp
         board = self.board
         # The caller only makes moves to free cells that differ from b, so a is valid.
@@ -303,13 +314,22 @@ def _from_table(score: int, ply: int) -> int:
 # --- the endgame: each side alone in its region -------------------------------------
 
 
-def longest_path(board: Board, free: int, start: int, deadline: float, seed: list[int] | None = None) -> list[int]:
+def longest_path(
+    board: Board,
+    free: int,
+    start: int,
+    deadline: float,
+    seed: list[int] | None = None,
+    max_nodes: int | None = None,
+) -> list[int]:
     """A longest king path of free cells starting at start (start first), within the deadline.
 
     Depth-first search with Warnsdorff ordering (fewest onward cells first) and the bound
     "path so far + cells still reachable"; the best path found so far is returned when
-    time runs out. seed, a path known to be valid, is the starting incumbent.
+    time runs out, or after max_nodes nodes (but never before a first path is found). seed,
+    a path known to be valid, is the starting incumbent.
     """
+    stop = sys.maxsize if max_nodes is None else max_nodes
     best = list(seed) if seed and seed[0] == start else [start]
     region = board.reach(free, start)
     if len(best) == region.bit_count():
@@ -321,7 +341,9 @@ def longest_path(board: Board, free: int, start: int, deadline: float, seed: lis
     def dfs(cell: int, avail: int) -> bool:
         nonlocal best, nodes
         nodes += 1
-        if nodes % 256 == 0 and time.monotonic() > deadline:
+        # Never stop before a first path is in hand: the first dive (Warnsdorff, unpruned
+        # while the incumbent is the start alone) reaches a dead end without backtracking.
+        if len(best) > 1 and (nodes % 256 == 0 and time.monotonic() > deadline or nodes > stop):
             raise TimeUp
         nexts = _bits(nbr[cell] & avail)
         if not nexts:

@@ -7,6 +7,8 @@ import random
 import time
 from functools import cache
 
+import pytest
+
 from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.games.arrows import ArrowsState
@@ -196,3 +198,29 @@ def test_real_processes_with_the_acceptance_budget() -> None:
         bots[seat] = "alphabeta"
         result, _ = run("arrows", bots, dict(BOARD_10), seed=seed, clock=clock)
         assert result.offender is None and result.scores[seat] == 1.0
+
+
+def test_a_fixed_node_effort_ignores_the_clock() -> None:
+    # 10x10 openings are far from proven: the time-bound search stops wherever the clock
+    # says, the fixed-node search at the same node count whatever the budget.
+    setup = complete_setup(GAME, BOARD_10, 2, 12)
+    state = GAME.start(setup, 2, 0)[0]
+    board = Board(state.cols, state.rows)
+    free = board.free_mask(state.occupied)
+    a, b = board.guarded(state.target(0)), board.guarded(state.target(1))
+    answers = set()
+    for budget_s in (5.0, 60.0):
+        target, stats = Searcher(board).best_move(free, a, b, budget_s, nodes=2000)
+        assert stats.nodes == 2001 and not stats.proven  # stopped by the count, mid-iteration
+        answers.add((target, stats.depth, stats.score))
+    assert len(answers) == 1
+    path = longest_path(board, free, a, time.monotonic() + 60.0, max_nodes=50)
+    assert len(path) >= 2 and path == longest_path(board, free, a, time.monotonic() + 5.0,
+                                                   max_nodes=50)
+
+
+def test_the_nodes_option_is_checked() -> None:
+    for bad in (0, -3, 2.5, "many", True):
+        with pytest.raises(ValueError, match="nodes must be a positive integer"):
+            AlphaBetaBot(nodes=bad)
+    assert AlphaBetaBot(nodes=500).nodes == 500 and AlphaBetaBot().nodes is None
