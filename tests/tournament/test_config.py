@@ -134,3 +134,14 @@ def test_the_arena_command_has_the_subcommands(tmp_path: Path) -> None:
     path = write_config(tmp_path / "t.toml", {"game": "blocking", "bots": ["random", "nosuchbot"]})
     assert main(["tournament", str(path)]) == 2
     assert main(["standings", str(tmp_path)]) == 2
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs" / "tournaments").glob("*.toml")),
+                         ids=lambda path: path.stem)
+def test_every_demo_config_loads_and_plays_its_strongest_bots(path: Path) -> None:
+    config = load_config(path)
+    names = {bot.name for bot in config.bots}
+    strongest = {"blocking": {"perfect"}, "arrows": {"alphabeta"}, "tiles": {"perfect", "montecarlo"},
+                 "tenten": {"lookahead", "optimal"}, "blocky": {"greedy"}}
+    assert strongest[config.game] <= names
+    assert config.setups
