@@ -32,11 +32,15 @@ TOTAL = 6 * 2 * SETUPS
 
 
 def resume_config(tmp_path: Path, pidfile: Path) -> Path:
-    """Four bots (one of them an exec: bot that records its pids), 192 matches."""
+    """Four bots (one of them an exec: bot that records its pids), 192 matches.
+
+    The exec: bot takes 4 ms a move, so that the last third of the run lasts long enough
+    for the test to kill it mid-way even on a fast machine.
+    """
     data: dict[str, Any] = {
         "name": "resume", "game": "blocking", "seed": 21, "games_per_pairing": 2, "concurrency": 2,
         "bots": ["random", "maxblock", {"spec": "random", "name": "random-b", "options": {"seed": 5}},
-                 {"spec": badbot("default", pidfile), "name": "exec-bot"}],
+                 {"spec": badbot("paced", pidfile), "name": "exec-bot"}],
         "setups": {"random": {"count": SETUPS, "min_size": 6, "max_size": 9}},
     }
     return write_config(tmp_path / "resume.toml", data)
