@@ -259,10 +259,7 @@ class Arrows(Game):
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
         self.check_players(players)
-        setup = need_setup_map(NAME, setup, SETUP_KEYS)
-        for key in ("cols", "rows", "heads", "dirs"):
-            if key not in setup:
-                raise SetupError(NAME, f"missing {key}")
+        setup = need_setup_map(NAME, setup, SETUP_KEYS, ("cols", "rows", "heads", "dirs"))
         large = setup.get("large", False)
         if not isinstance(large, bool):
             raise SetupError(NAME, f"large must be true or false, got {large!r}")

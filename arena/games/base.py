@@ -223,11 +223,16 @@ def need_pair(game: str, name: str, value: Any) -> tuple[int, int]:
     return int(value[0]), int(value[1])
 
 
-def need_setup_map(game: str, setup: Any, known: set[str]) -> Mapping[str, Any]:
-    """Return setup if it is a map holding only known keys; else raise SetupError."""
+def need_setup_map(
+    game: str, setup: Any, known: set[str], required: tuple[str, ...] = ()
+) -> Mapping[str, Any]:
+    """Return setup if it is a map of known keys holding every required one; else SetupError."""
     if not isinstance(setup, Mapping):
         raise SetupError(game, f"setup must be a map, got {type(setup).__name__}")
     reject_unknown(game, setup, known)
+    for key in required:
+        if key not in setup:
+            raise SetupError(game, f"missing {key}")
     return setup
 
 

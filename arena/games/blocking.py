@@ -154,10 +154,7 @@ class Blocking(Game):
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
         self.check_players(players)
-        setup = need_setup_map(NAME, setup, SETUP_KEYS)
-        for key in ("rows", "cols"):
-            if key not in setup:
-                raise SetupError(NAME, f"missing {key}")
+        setup = need_setup_map(NAME, setup, SETUP_KEYS, ("rows", "cols"))
         rows = need_int(NAME, "rows", setup["rows"], 1, MAX_SIDE)
         cols = need_int(NAME, "cols", setup["cols"], 1, MAX_SIDE)
         blocked = []
