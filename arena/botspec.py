@@ -18,6 +18,10 @@ class BotSpecError(ValueError):
     """A BOT spec names no bot that can be started."""
 
 
+class BotOptionsError(BotSpecError):
+    """A registered bot refuses the options it was given."""
+
+
 class BotKind(StrEnum):
     """How a bot is started."""
 
@@ -64,6 +68,18 @@ def parse_options(text: str) -> dict[str, Any]:
         except json.JSONDecodeError:
             options[key.strip()] = raw
     return options
+
+
+def check_options(target: str, text: str, options: dict[str, Any]) -> None:
+    """Build a registered (trusted) bot once, so bad options fail here, not in every match."""
+    from protocol.run import BotLoadError, load_bot_class
+
+    try:
+        load_bot_class(target)(**options)
+    except BotLoadError as exc:
+        raise BotSpecError(str(exc)) from None
+    except (TypeError, ValueError) as exc:
+        raise BotOptionsError(f"bad options for {text}: {exc}") from None
 
 
 def _absolute_words(words: list[str]) -> list[str]:
@@ -114,6 +130,7 @@ def parse_bot_spec(
     if registered is not None:
         if sep:
             options = {**parse_options(tail), **options}
+        check_options(registered.target, text, options)
         return BotSpec(
             text, BotKind.REGISTERED, registered.target, _python_argv(registered.target, options),
             options, display,

@@ -135,7 +135,8 @@ def cmd_bots(args: argparse.Namespace) -> int:
     games = [_game(args.game).name] if args.game else game_names()
     for game in games:
         for bot in bots_for(game):
-            print(f"{game:10} {bot.name:12} {bot.description}")
+            options = f"  (options: {', '.join(bot.options)})" if bot.options else ""
+            print(f"{game:10} {bot.name:12} {bot.description}{options}")
     return EXIT_OK
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import logging
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,6 +30,7 @@ class RegisteredBot:
     target: str  # module:Class, loadable by `python -m protocol.run`
     description: str
     source: str  # the entry point (or built-in package) that provided it
+    options: tuple[str, ...] = ()  # "name=default" (or "name" when off by default)
 
 
 def _bots_of(obj: Any) -> list[type[Bot]]:
@@ -40,6 +42,27 @@ def _bots_of(obj: Any) -> list[type[Bot]]:
     if isinstance(obj, (list, tuple)):
         return [item for item in obj if inspect.isclass(item) and issubclass(item, Bot)]
     return []
+
+
+def options_of(cls: type[Bot]) -> tuple[str, ...]:
+    """The keyword options a bot class accepts, from its constructors: name=default (JSON)."""
+    found: dict[str, str] = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        for param in inspect.signature(init).parameters.values():
+            if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+                continue
+            if param.name == "self" or param.default is param.empty:
+                continue
+            default = param.default
+            try:
+                shown = param.name if default is None else f"{param.name}={json.dumps(default)}"
+            except TypeError:  # not a value a spec could give: shown as Python writes it
+                shown = f"{param.name}={default!r}"
+            found.setdefault(param.name, shown)
+    return tuple(found.values())
 
 
 def _first_line(text: str | None) -> str:
@@ -61,6 +84,7 @@ def _register(found: dict[tuple[str, str], RegisteredBot], obj: Any, source: str
                 f"{cls.__module__}:{cls.__qualname__}",
                 cls.description or _first_line(cls.__doc__),
                 source,
+                options_of(cls),
             ),
         )
 

@@ -11,6 +11,17 @@ from protocol.bot import Bot
 class GameBot(Bot):
     """A Bot that mirrors the match in `self.state`; subclasses implement `choose`."""
 
+    def __init__(self, seed: int = 0, **options: Any) -> None:
+        # Each subclass takes its own options by name; whatever reaches here is unknown,
+        # and a misspelt option silently ignored would change what a tournament measures.
+        if options:
+            from arena.plugins import options_of
+
+            known = ", ".join(options_of(type(self))) or "none"
+            unknown = ", ".join(repr(name) for name in options)
+            raise ValueError(f"unknown option {unknown} (options of {self.name}: {known})")
+        super().__init__(seed)
+
     def init_game(
         self,
         game: str,

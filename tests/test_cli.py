@@ -72,6 +72,9 @@ def test_same_seed_same_random_board(tmp_path: Path) -> None:
         (["match", "blocking", "random", "random", "--seed", "-3"], "must not be negative"),
         (["match", "blocking", "random", "random", "--budget-ms", "x"], "is not an integer"),
         (["match", "blocking", "missing.py", "random"], "no such bot file"),
+        (["match", "arrows", "alphabeta:node=5", "random"],
+         "bad options for alphabeta:node=5: unknown option 'node' (options of alphabeta: nodes, seed=0)"),
+        (["match", "arrows", "alphabeta:nodes=0", "random"], "nodes must be a positive integer, got 0"),
         (["replay", "no/such/log"], "cannot read"),
         (["bots", "chess"], "unknown game"),
     ],
@@ -112,6 +115,10 @@ def test_games_and_bots_listings() -> None:
     bots = arena("bots", "blocking")
     names = [line.split()[1] for line in bots.stdout.splitlines()]
     assert {"sequential", "random", "maxblock"} <= set(names)
+    # Each bot's options, with their defaults, from its constructor.
+    lines = {line.split()[1]: line for line in arena("bots", "tenten").stdout.splitlines()}
+    assert lines["lookahead"].endswith("(options: max_width=512, samples=8, candidates=4, seed=0)")
+    assert lines["random"].endswith("(options: seed=0)")
 
 
 def test_replay_prints_boards_and_verify_catches_tampering(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.botspec import BotKind, BotSpec, BotSpecError, parse_bot_spec
+from arena.botspec import BotKind, BotOptionsError, BotSpec, BotSpecError, parse_bot_spec
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, UnknownGame, get_game
 from arena.isolation import Sandbox, SandboxError, check_sandbox
@@ -295,30 +295,18 @@ def _bots(check: _Checker, data: Mapping[str, Any], game: Game, base: Path) -> l
             # Paths in a spec are relative to the config file, like setup files.
             with contextlib.chdir(base):
                 spec = parse_bot_spec(text, game.name, options, display)
+        except BotOptionsError as exc:
+            raise check.fail(f"{key}.options" if options else f"{key}.spec", str(exc)) from None
         except BotSpecError as exc:
             raise check.fail(f"{key}.spec", str(exc)) from None
         if spec.kind in (BotKind.EXEC, BotKind.STDIO) and shutil.which(spec.argv[0]) is None:
             raise check.fail(f"{key}.spec", f"no such program: {spec.argv[0]}")
-        if spec.kind == BotKind.REGISTERED:
-            _check_options(check, spec, f"{key}.options")
         if spec.name in names:
             raise check.fail(f"{key}.name", f"duplicate bot name {spec.name!r} (give each entry its own name)")
         names.add(spec.name)
         limits = _limits(check, item["limits"], f"{key}.limits") if "limits" in item else None
         entries.append(BotEntry(spec.name, spec, limits))
     return entries
-
-
-def _check_options(check: _Checker, spec: BotSpec, key: str) -> None:
-    """Instantiate a registered (trusted) bot once, so bad options fail here, not in every match."""
-    from protocol.run import BotLoadError, load_bot_class
-
-    try:
-        load_bot_class(spec.target)(**spec.options)
-    except BotLoadError as exc:
-        raise check.fail(key, str(exc)) from None
-    except (TypeError, ValueError) as exc:
-        raise check.fail(key, f"bad options for {spec.text}: {exc}") from None
 
 
 def _setups(check: _Checker, value: Any, game: Game, players: int, seed: int, base: Path) -> list[SetupEntry]:
