@@ -8,6 +8,15 @@ from arena.games import REFEREE, Move, State, get_game
 from protocol.bot import Bot
 
 
+def int_option(name: str, value: Any, minimum: int = 1) -> int:
+    """value if it is an integer (not a bool) of at least minimum; else ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        what = {0: "a non-negative integer", 1: "a positive integer"}.get(
+            minimum, f"an integer of at least {minimum}")
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return value
+
+
 class GameBot(Bot):
     """A Bot that mirrors the match in `self.state`; subclasses implement `choose`."""
 

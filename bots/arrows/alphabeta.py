@@ -8,7 +8,7 @@ from typing import Any, cast
 from arena.games import Move
 from arena.games.arrows import ArrowsState
 from bots.arrows.search import Board, Searcher, SearchStats, longest_path
-from bots.common import GameBot
+from bots.common import GameBot, int_option
 
 RESERVE_MS = 250  # never planned: messaging, scheduling hiccups, the referee's bookkeeping
 PER_MOVE_MS = 6  # overhead of every move still to come, outside the search
@@ -41,9 +41,8 @@ class AlphaBetaBot(GameBot):
 
     def __init__(self, nodes: int | None = None, **options: Any) -> None:
         super().__init__(**options)
-        if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1):
-            raise ValueError(f"nodes must be a positive integer, got {nodes!r}")
-        self.nodes = nodes  # a fixed search effort per move, or None: as much as the clock allows
+        # A fixed search effort per move, or None: as much as the clock allows.
+        self.nodes = None if nodes is None else int_option("nodes", nodes)
         self.board: Board | None = None
         self.searcher: Searcher | None = None
         self.path: list[int] = []

@@ -22,7 +22,7 @@ from typing import Any
 
 from arena.games import Move
 from arena.games.blocky import PENALTY, BlockyState, goal_score, random_tree
-from bots.common import GameBot
+from bots.common import GameBot, int_option
 
 SAFETY_MS = 100.0  # kept back from the whole-match clock
 OVERHEAD_MS = 5.0  # assumed cost of one move outside the evaluation (messages, mirror)
@@ -52,9 +52,7 @@ class GreedyBot(GameBot):
 
     def __init__(self, samples: int = 8, **options: Any) -> None:
         super().__init__(**options)
-        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
-            raise ValueError(f"samples must be a non-negative integer, got {samples!r}")
-        self.samples = samples  # 0: smashes are not tried at all
+        self.samples = int_option("samples", samples, 0)  # 0: smashes are not tried at all
         self.cut_short = 0  # moves on which the clock stopped the evaluation early
 
     def candidates(self, state: BlockyState) -> list[Move]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from arena.games import Move
 from arena.games.blocky import BlockyState
-from bots.common import GameBot
+from bots.common import GameBot, int_option
 
 
 class RandomBot(GameBot):
@@ -29,9 +29,7 @@ class SmartBot(GameBot):
 
     def __init__(self, difficulty: int = 5, **options: Any) -> None:
         super().__init__(**options)
-        if isinstance(difficulty, bool) or not isinstance(difficulty, int) or difficulty < 1:
-            raise ValueError(f"difficulty must be a positive integer, got {difficulty!r}")
-        self.difficulty = difficulty
+        self.difficulty = int_option("difficulty", difficulty)
 
     def choose(self, state: BlockyState, time_left_ms: int) -> Move:
         moves = [move for move in state.legal_moves() if move[0] != "pass"]

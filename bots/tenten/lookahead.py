@@ -35,7 +35,7 @@ from arena.games.tenten import (
     placements,
     score_drop,
 )
-from bots.common import GameBot
+from bots.common import GameBot, int_option
 from bots.tenten.evaluate import DEAD, DEFAULT_WEIGHTS, Evaluator, Weights, evaluator
 
 # The rounds an unbounded game is assumed to have left: each round spends at most 1/UNBOUNDED
@@ -321,15 +321,9 @@ class LookaheadBot(GameBot):
         **options: Any,
     ) -> None:
         super().__init__(**options)
-        if isinstance(max_width, bool) or not isinstance(max_width, int) or max_width < 1:
-            raise ValueError(f"max_width must be a positive integer, got {max_width!r}")
-        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
-            raise ValueError(f"samples must be a non-negative integer, got {samples!r}")
-        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 2:
-            raise ValueError(f"candidates must be an integer of at least 2, got {candidates!r}")
-        self.candidates = candidates
-        self.max_width = max_width
-        self.samples = samples
+        self.max_width = int_option("max_width", max_width)
+        self.samples = int_option("samples", samples, 0)
+        self.candidates = int_option("candidates", candidates, 2)
         self.weights = DEFAULT_WEIGHTS
         self.plan: list[tuple[tuple[int, tuple[Block, ...]], Drop]] = []
         self.overhead_ms = DEFAULT_OVERHEAD_MS

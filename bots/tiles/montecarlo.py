@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from arena.games import Move
 from arena.games.tiles import TilesState
-from bots.common import GameBot
+from bots.common import GameBot, int_option
 from bots.tiles.search import Position, Rules, engine_move, monte_carlo
 
 RESERVE_MS = 200  # never planned: messaging and scheduling hiccups
@@ -55,9 +55,7 @@ class MonteCarloBot(GameBot):
 
     def __init__(self, simulations: int = 100, **options: Any) -> None:
         super().__init__(**options)
-        if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
-            raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
-        self.simulations = simulations
+        self.simulations = int_option("simulations", simulations)
         self.match: MatchRules | None = None
 
     def on_init(self, time_left_ms: int) -> None:

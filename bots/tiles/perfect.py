@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from arena.games import Move
 from arena.games.tiles import TilesState
-from bots.common import GameBot
+from bots.common import GameBot, int_option
 from bots.tiles.montecarlo import MatchRules, move_budget_s
 from bots.tiles.search import AlphaBeta, SearchAborted, engine_move, monte_carlo
 
@@ -28,9 +28,7 @@ class PerfectBot(GameBot):
 
     def __init__(self, simulations: int = 100, **options: Any) -> None:
         super().__init__(**options)
-        if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
-            raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
-        self.simulations = simulations
+        self.simulations = int_option("simulations", simulations)
         self.match: MatchRules | None = None
         self.search: AlphaBeta | None = None
         self.exact = True  # whether the last move was proven best (for tests and benches)
