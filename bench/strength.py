@@ -67,10 +67,10 @@ def configs(game: str, boards: int) -> dict[str, Any]:
     raise SystemExit(f"unknown game {game!r}")
 
 
-def run(game: str, boards: int, workers: int, out: Path | None) -> Standings:
-    """Play one game's round-robin and return its standings."""
-    config = config_from_data(configs(game, boards))
-    directory = out or Path(tempfile.mkdtemp(prefix=f"strength-{game}-"))
+def run(data: dict[str, Any], workers: int, out: Path | None) -> Standings:
+    """Play one tournament (a config as data) and return its standings."""
+    config = config_from_data(data)
+    directory = out or Path(tempfile.mkdtemp(prefix=f"{data['name']}-"))
     coordinator = Coordinator(config, RunOptions(out=directory, workers=workers, quiet=False))
     try:
         standings = coordinator.run()
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         boards = args.boards or {"arrows": 100, "tiles": 100, "tiles-large": 50,
                                  "blocking": 10}[args.game]
-        standings = run(args.game, boards, args.workers, args.out)
+        standings = run(configs(args.game, boards), args.workers, args.out)
         lines = pair_table(standings)
         setups = [s.setup for s in config_from_data(configs(args.game, boards)).setups]
         if args.game == "blocking":

@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.config import config_from_data
-from arena.tournament.runner import Coordinator, RunOptions
+from strength import run  # bench/ is on the path when a bench script runs
+
 from arena.tournament.standings import Standings
 
 
@@ -66,19 +64,6 @@ def blocky_config(boards: int) -> dict[str, Any]:
                  "random"],
         "setups": {"random": {"count": boards}},
     }
-
-
-def run(data: dict[str, Any], workers: int, out: Path | None) -> Standings:
-    """Play one tournament and return its standings."""
-    config = config_from_data(data)
-    directory = out or Path(tempfile.mkdtemp(prefix=f"{data['name']}-"))
-    coordinator = Coordinator(config, RunOptions(out=directory, workers=workers, quiet=False))
-    try:
-        standings = coordinator.run()
-    finally:
-        coordinator.close()
-    print(f"results: {directory}", file=sys.stderr)
-    return standings
 
 
 def solo_table(standings: Standings, max_rounds: int, offer: int = 3) -> list[str]:
