@@ -5,15 +5,18 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from arena.botspec import parse_bot_spec
 from arena.clock import ClockSettings
-from arena.games import get_game
+from arena.games import State, get_game
 from arena.isolation import MARK_VARIABLE, Sandbox
 from arena.match import MatchPlan, complete_setup, play_match
 from arena.process import Limits
 from arena.referee import MatchResult
+from protocol.bot import Bot
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -38,6 +41,36 @@ def run(game: str, bots: list[str], setup: dict | None = None, seed: int = 1,
     started = time.monotonic()
     result = play_match(plan)
     return result, time.monotonic() - started
+
+
+def duel(game: str, setup: dict, bots: list[Bot], budget_ms: int,
+         after_move: Callable[[State, int, Any], None] | None = None) -> tuple[Any, list[int]]:
+    """Play two bots in process as the referee does; return the final state and clocks left.
+
+    Each seat's clock is charged from request to reply (initialisation included) and must
+    never run out; each bot gets the other's moves since its last turn. after_move(state,
+    seat, move) sees every position just after a move.
+    """
+    state, _ = get_game(game).start(setup, 2, 0)
+    left = [budget_ms, budget_ms]
+    for seat, bot in enumerate(bots):
+        bot.reseed("m", seat)
+        started = time.monotonic()
+        bot.init_game(game, seat, 2, setup, left[seat], "m")
+        left[seat] -= int((time.monotonic() - started) * 1000)
+    pending: list[list[Any]] = [[], []]
+    while not state.is_over():
+        seat = state.to_move()
+        started = time.monotonic()
+        move = bots[seat].turn(pending[seat], left[seat])
+        left[seat] -= int((time.monotonic() - started) * 1000)
+        assert left[seat] > 0, f"seat {seat} ran out of time"
+        pending[seat] = []
+        state.apply(move)
+        pending[1 - seat].append([seat, move])
+        if after_move is not None:
+            after_move(state, seat, move)
+    return state, left
 
 
 def alive(pid: int) -> bool:

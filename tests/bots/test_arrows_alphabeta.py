@@ -18,7 +18,7 @@ from bots.arrows.alphabeta import AlphaBetaBot
 from bots.arrows.search import DECIDED, WIN, Board, Searcher, longest_path, territory
 from bots.arrows.simple import GreedyBot, RandomBot
 from protocol.bot import Bot
-from tests.helpers import run
+from tests.helpers import duel, run
 
 GAME = get_game("arrows")
 BOARD_10 = {"cols": 10, "rows": 10, "density": 0.1}
@@ -33,24 +33,7 @@ def start(setup: dict, seat: int = 0, time_left_ms: int = 5000) -> AlphaBetaBot:
 
 def play(setup: dict, bots: list[Bot], budget_ms: int = 5000) -> tuple[ArrowsState, list[int]]:
     """Play in process with the referee's clock rule (time from request to reply)."""
-    state, _ = GAME.start(setup, 2, 0)
-    left = [budget_ms, budget_ms]
-    for seat, bot in enumerate(bots):
-        bot.reseed("m", seat)
-        started = time.monotonic()
-        bot.init_game("arrows", seat, 2, setup, left[seat], "m")
-        left[seat] -= int((time.monotonic() - started) * 1000)
-    pending: list[list] = [[], []]
-    while not state.is_over():
-        seat = state.to_move()
-        started = time.monotonic()
-        move = bots[seat].turn(pending[seat], left[seat])
-        left[seat] -= int((time.monotonic() - started) * 1000)
-        assert left[seat] > 0, f"seat {seat} ran out of time"
-        pending[seat] = []
-        state.apply(move)
-        pending[1 - seat].append([seat, move])
-    return state, left
+    return duel("arrows", setup, bots, budget_ms)
 
 
 def test_alphabeta_is_registered() -> None:

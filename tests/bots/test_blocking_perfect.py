@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 
 import pytest
@@ -16,7 +15,7 @@ from bots.blocking.grundy import DAWSON, GrundySolver, normalise
 from bots.blocking.perfect import BoardFrame, PerfectBot
 from bots.blocking.simple import MaxBlockBot, RandomBot, SequentialBot
 from protocol.bot import Bot
-from tests.helpers import run
+from tests.helpers import duel, run
 
 GAME = get_game("blocking")
 BUDGET_MS = ClockSettings().budget_ms  # the default budget of a match
@@ -89,23 +88,12 @@ def strip_is_win(state: BlockingState) -> bool:
 def play(setup: dict, bots: list[Bot], judge: Callable[[BlockingState], bool] | None = None,
          perfect_seat: int | None = None, budget_ms: int = BUDGET_MS) -> tuple[BlockingState, list[int]]:
     """Play in process as the referee does (clocks charged); judge checks perfect's moves."""
-    state, _ = GAME.start(setup, 2, 0)
-    left = [budget_ms, budget_ms]
-    for seat, bot in enumerate(bots):
-        bot.reseed("m", seat)
-        bot.init_game("blocking", seat, 2, setup, left[seat], "m")
-    pending: list[list] = [[], []]
-    while not state.is_over():
-        seat = state.to_move()
-        started = time.monotonic()
-        move = bots[seat].turn(pending[seat], left[seat])
-        left[seat] -= int((time.monotonic() - started) * 1000)
-        pending[seat] = []
-        state.apply(move)
-        pending[1 - seat].append([seat, move])
+
+    def check(state: BlockingState, seat: int, move: list[int]) -> None:
         if judge is not None and seat == perfect_seat:
             assert not judge(state), f"move {move} leaves a winning position"
-    return state, left
+
+    return duel("blocking", setup, bots, budget_ms, check)
 
 
 def opponents() -> list[Bot]:

@@ -15,7 +15,7 @@ from bots.tiles.perfect import PerfectBot
 from bots.tiles.search import AlphaBeta, PlainNegamax, Rules, engine_move, monte_carlo
 from bots.tiles.simple import GreedyBot, RandomBot
 from protocol.bot import Bot
-from tests.helpers import run
+from tests.helpers import duel, run
 
 GAME = get_game("tiles")
 
@@ -127,22 +127,7 @@ def test_monte_carlo_stops_at_its_deadline_after_one_round() -> None:
 
 
 def play(setup: dict, bots: list[Bot], budget_ms: int = 10_000) -> tuple[TilesState, list[int]]:
-    state, _ = GAME.start(setup, 2, 0)
-    left = [budget_ms, budget_ms]
-    for seat, bot in enumerate(bots):
-        bot.reseed("m", seat)
-        bot.init_game("tiles", seat, 2, setup, left[seat], "m")
-    pending: list[list] = [[], []]
-    while not state.is_over():
-        seat = state.to_move()
-        started = time.monotonic()
-        move = bots[seat].turn(pending[seat], left[seat])
-        left[seat] -= int((time.monotonic() - started) * 1000)
-        assert left[seat] > 0
-        pending[seat] = []
-        state.apply(move)
-        pending[1 - seat].append([seat, move])
-    return state, left
+    return duel("tiles", setup, bots, budget_ms)
 
 
 def test_perfect_never_scores_below_the_value_of_its_seat() -> None:
