@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from arena.argtypes import positive_int, positive_seconds
 from arena.cli import CliError
 from arena.games import GameError, get_game
 from arena.setups import SetupFileError, load_setup_file
@@ -90,26 +91,6 @@ def _run(analyzer: Analyzer, args: argparse.Namespace) -> int:
     return analyzer.run(args, setup)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-    return value
-
-
 # --- tiles ---------------------------------------------------------------------------------
 
 
@@ -118,12 +99,12 @@ def add_tiles_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--experiment", action="store_true",
                         help="play Monte-Carlo moves to the end, then undo them one by one, "
                              "timing the exact searches at every step (the seed's doeExperiment)")
-    parser.add_argument("--simulations", type=_positive, default=100,
+    parser.add_argument("--simulations", type=positive_int, default=100,
                         help="Monte-Carlo playouts per move (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo playouts")
-    parser.add_argument("--max-states", type=_positive, default=20_000_000,
+    parser.add_argument("--max-states", type=positive_int, default=20_000_000,
                         help="give up a plain negamax after this many states (default 20000000)")
-    parser.add_argument("--max-seconds", type=_seconds, default=300.0,
+    parser.add_argument("--max-seconds", type=positive_seconds, default=300.0,
                         help="give up any one search after this long (default 300, the seed's "
                              "five minutes)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from arena.argtypes import non_negative_int
 from arena.botspec import BotSpecError, parse_bot_spec
 from arena.clock import ClockError, ClockSettings
 from arena.games import GameError, State, UnknownGame, game_names, get_game
@@ -36,16 +37,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
-    return value
 
 
 def _game(name: str):  # noqa: ANN202 - returns the registered Game
@@ -158,15 +149,15 @@ def build_parser() -> Parser:
     m.add_argument("--setup", metavar="FILE", help="setup file (JSON, TOML, or the game's own format)")
     m.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="setup key (JSON value); overrides --setup; repeatable")
-    m.add_argument("--seed", type=_non_negative, help="match seed (random board completion, chance)")
-    m.add_argument("--budget-ms", type=_non_negative, default=10_000, help="time budget per seat for the whole match")
-    m.add_argument("--increment-ms", type=_non_negative, default=0, help="time added after each move")
-    m.add_argument("--margin-ms", type=_non_negative, default=200, help="grace past a deadline")
+    m.add_argument("--seed", type=non_negative_int, help="match seed (random board completion, chance)")
+    m.add_argument("--budget-ms", type=non_negative_int, default=10_000, help="time budget per seat for the whole match")
+    m.add_argument("--increment-ms", type=non_negative_int, default=0, help="time added after each move")
+    m.add_argument("--margin-ms", type=non_negative_int, default=200, help="grace past a deadline")
     m.add_argument("--clock-mode", choices=["wall", "cpu"], default="wall",
                    help="charge elapsed time (wall) or the bot's CPU time with a wall cap (cpu)")
     m.add_argument("--sandbox", choices=["none", "bwrap"], default="none",
                    help="bwrap: no network, read-only system, own pid namespace (needs bubblewrap)")
-    m.add_argument("--memory-mb", type=_non_negative, default=4096, help="address-space limit per bot")
+    m.add_argument("--memory-mb", type=non_negative_int, default=4096, help="address-space limit per bot")
     m.add_argument("--log", metavar="PATH", help="match log path (default logs/GAME-TIME-seedN.msgpack)")
     m.add_argument("--show", action="store_true", help="print the board after every move")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
@@ -183,7 +174,7 @@ def build_parser() -> Parser:
     r.add_argument("log")
     r.add_argument("--verify", action="store_true", help="re-simulate; exit 1 at the first disagreement")
     r.add_argument("--json", action="store_true", help="dump the whole log as JSON")
-    r.add_argument("--at", type=_non_negative, metavar="N", help="show the position after ply N")
+    r.add_argument("--at", type=non_negative_int, metavar="N", help="show the position after ply N")
     add_replay_arguments(r)
     r.set_defaults(func=cmd_replay)
     for module in SUBCOMMAND_MODULES:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arena.argtypes import non_negative_int, positive_int
 from arena.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.cli import EXIT_OK, EXIT_USAGE, CliError, resolve_setup
 from arena.clock import ClockError, ClockSettings
@@ -55,33 +56,16 @@ def register(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--setup", metavar="FILE", help="setup file (JSON, TOML, or the game's own format)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="setup key (JSON value); overrides --setup; repeatable")
-    p.add_argument("--seed", type=_non_negative, help="match seed (random board completion, chance)")
-    p.add_argument("--budget-ms", type=_positive, help="the person's time for the whole game (default: no limit)")
-    p.add_argument("--bot-budget-ms", type=_positive, default=BOT_BUDGET_MS, help="each bot's time for the whole game")
+    p.add_argument("--seed", type=non_negative_int, help="match seed (random board completion, chance)")
+    p.add_argument("--budget-ms", type=positive_int, help="the person's time for the whole game (default: no limit)")
+    p.add_argument("--bot-budget-ms", type=positive_int, default=BOT_BUDGET_MS, help="each bot's time for the whole game")
     p.add_argument("--watch", nargs="+", metavar="BOT", help="watch these bots play each other instead")
-    p.add_argument("--delay-ms", type=_non_negative, default=DEFAULT_DELAY_MS, help="pause after each move when watching")
+    p.add_argument("--delay-ms", type=non_negative_int, default=DEFAULT_DELAY_MS, help="pause after each move when watching")
     p.add_argument("--log", metavar="PATH", help="where to save the log (default logs/play-GAME-TIME-seedN.msgpack)")
     p.add_argument("--color", "--colour", choices=["auto", "always", "never"], default="auto",
                    help="colours: auto = on a terminal without NO_COLOR")
     p.set_defaults(func=cmd_play)
     return p
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be positive")
-    return value
 
 
 def cmd_play(args: argparse.Namespace) -> int:

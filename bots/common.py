@@ -8,6 +8,16 @@ from arena.games import REFEREE, Move, State, get_game
 from protocol.bot import Bot
 
 
+def bits(mask: int) -> list[int]:
+    """Indices of the set bits of mask, lowest first (a list: the searches sort and reuse it)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 def int_option(name: str, value: Any, minimum: int = 1) -> int:
     """value if it is an integer (not a bool) of at least minimum; else ValueError naming it."""
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:

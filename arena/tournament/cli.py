@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.argtypes import positive_int
 from arena.cli import EXIT_FAILED, EXIT_OK, CliError
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.errors import TournamentError
@@ -16,16 +17,6 @@ from arena.tournament.runner import Coordinator, RunOptions, load_standings
 from arena.tournament.store import STORE_NAME, StoreError
 
 EXIT_INTERRUPTED = 130
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
 
 
 def register(subparsers: Any) -> None:
@@ -37,7 +28,7 @@ def register(subparsers: Any) -> None:
     t.add_argument("--out", metavar="DIR",
                    help="output directory (with several configs: DIR/NAME for each); default "
                         "results/NAME, or results/NAME-2, -3, ... when earlier runs hold results")
-    t.add_argument("--workers", type=_positive, metavar="N",
+    t.add_argument("--workers", type=positive_int, metavar="N",
                    help="parallel referee processes (default: the config's concurrency, else cores / 2)")
     t.add_argument("--resume", action="store_true",
                    help="continue: play only the matches without a result (without --out: the newest run)")

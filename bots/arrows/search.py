@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from arena.games.arrows import DIRECTIONS
+from bots.common import bits
 
 WIN = 100_000  # a won game; WIN - plies prefers quicker wins and slower losses
 DECIDED = WIN - 1_000  # scores beyond this are proven results
@@ -345,7 +346,7 @@ def longest_path(
         # while the incumbent is the start alone) reaches a dead end without backtracking.
         if len(best) > 1 and (nodes % 256 == 0 and time.monotonic() > deadline or nodes > stop):
             raise TimeUp
-        nexts = _bits(nbr[cell] & avail)
+        nexts = bits(nbr[cell] & avail)
         if not nexts:
             if len(path) > len(best):
                 best = list(path)
@@ -376,12 +377,3 @@ def _reach_many(board: Board, free: int, starts: int) -> int:
         if grown == comp:
             return comp
         comp = grown
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

@@ -15,7 +15,7 @@ from bots.blocking.grundy import (
     split,
     variants,
 )
-from bots.common import GameBot
+from bots.common import GameBot, bits
 
 RESERVE_MS = 150  # never planned: messaging, the referee's margin of error, GC pauses
 PER_MOVE_RESERVE_MS = 4  # overhead of each remaining move outside choose()
@@ -111,16 +111,6 @@ class BoardFrame:
             return False
         text = self.picture(mask)
         return self.image(k, text) == text
-
-
-def bits(mask: int) -> list[int]:
-    """Indices of the set bits of mask, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class PerfectBot(GameBot):
