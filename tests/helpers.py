@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from arena.botspec import parse_bot_spec
 from arena.clock import ClockSettings
@@ -41,6 +44,16 @@ def run(game: str, bots: list[str], setup: dict | None = None, seed: int = 1,
     started = time.monotonic()
     result = play_match(plan)
     return result, time.monotonic() - started
+
+
+def require(tool: str) -> str:
+    """The tool's path; skips without it, but fails under CI, where .ci/apt-packages installs it."""
+    path = shutil.which(tool)
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{tool} is missing under CI (.ci/apt-packages should install it)")
+        pytest.skip(f"{tool} is not installed")
+    return path
 
 
 def duel(game: str, setup: dict, bots: list[Bot], budget_ms: int,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from arena.matchlog import read_log
 from arena.replay import verify
 from arena.tournament.config import config_from_data
 from arena.tournament.runner import Coordinator, RunOptions
-from tests.helpers import ROOT, run
+from tests.helpers import ROOT, require, run
 
 EXAMPLES = ROOT / "bots" / "examples"
 FAILURES = ("timeout", "crash", "protocol", "illegal")
@@ -24,16 +23,6 @@ ROUND_ROBINS: dict[str, dict[str, Any]] = {
                  "setups": {"random": {"count": 2, "min_size": 3, "max_size": 8}}},
     "arrows": {"bots": ["random", "greedy"], "setups": {"random": {"count": 2, "min_size": 5, "max_size": 9}}},
 }
-
-
-def require(tool: str) -> str:
-    """The tool's path; skips without it, but fails under CI, where .ci/apt-packages installs it."""
-    path = shutil.which(tool)
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{tool} is missing under CI (.ci/apt-packages should install it)")
-        pytest.skip(f"{tool} is not installed")
-    return path
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -23,23 +22,13 @@ from arena.process import LaunchError
 from arena.replay import verify
 from arena.tournament.config import config_from_data
 from arena.tournament.runner import Coordinator, RunOptions
-from tests.helpers import FIXTURES, ROOT, run
+from tests.helpers import FIXTURES, ROOT, require, run
 
 EXAMPLE = ROOT / "bots" / "examples" / "territory.pas"
 STRANGER = FIXTURES / "stranger.pas"
 PROBE = FIXTURES / "pascal_probe.pas"
 FAILURES = ("timeout", "crash", "protocol", "illegal")
 BOARD = {"cols": 5, "rows": 4, "heads": [[1, 1], [5, 4]], "dirs": [2, 6], "blocked": [[3, 2], [2, 3]]}
-
-
-def require(tool: str) -> str:
-    """The tool's path; skips without it, but fails under CI, where .ci/apt-packages installs it."""
-    path = shutil.which(tool)
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{tool} is missing under CI (.ci/apt-packages should install it)")
-        pytest.skip(f"{tool} is not installed")
-    return path
 
 
 def spec(path: Path) -> str:
