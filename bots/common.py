@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.games import REFEREE, Move, State, get_game
+from arena.plugins import options_of
 from protocol.bot import Bot
 
 
@@ -34,8 +35,6 @@ class GameBot(Bot):
         # Each subclass takes its own options by name; whatever reaches here is unknown,
         # and a misspelt option silently ignored would change what a tournament measures.
         if options:
-            from arena.plugins import options_of
-
             known = ", ".join(options_of(type(self))) or "none"
             unknown = ", ".join(repr(name) for name in options)
             raise ValueError(f"unknown option {unknown} (options of {self.name}: {known})")

@@ -243,7 +243,8 @@ class Tiles(Game):
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
         self.check_players(players)
-        setup = need_setup_map(NAME, setup, SETUP_KEYS, ("pot", "plates", "plate_size", "rows", "row_len", "boards"))
+        setup = need_setup_map(NAME, setup, SETUP_KEYS,
+                               ("pot", "plates", "plate_size", "rows", "row_len", "boards"))
         pot = check_pot(setup["pot"], "pot")
         m, n, k, length = (need_int(NAME, key, setup[key], *LIMITS[key]) for key in LIMITS)
         boards = need_list(NAME, "boards", setup["boards"])
