@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,8 @@ def test_a_worker_killed_mid_tournament(tmp_path: Path, cluster: tuple[str, Clie
     pidfile = tmp_path / "pids"
     data: dict[str, Any] = {
         "name": "lost-worker", "game": "blocking", "seed": 8, "games_per_pairing": 2,
-        "bots": ["random", "maxblock", {"spec": badbot("default", pidfile), "name": "exec-bot"}],
+        # The exec: bot's steady 4 ms a move keeps matches in flight when the worker dies.
+        "bots": ["random", "maxblock", {"spec": badbot("paced", pidfile), "name": "exec-bot"}],
         "setups": {"random": {"count": 20, "min_size": 6, "max_size": 9}},
     }
     config = write_config(tmp_path / "lost.toml", data)
@@ -82,8 +84,12 @@ def test_a_worker_killed_mid_tournament(tmp_path: Path, cluster: tuple[str, Clie
     seen.update(pids.values())
     proc = start_cli("tournament", str(config), "--out", str(out), "--quiet", "--scheduler", address)
     wait_rows(out / "results.sqlite", total // 3, proc)
-    # Kill a worker that is playing a match right now.
-    busy = [addr for addr, keys in client.processing().items() if any(str(k).startswith("arena-") for k in keys)]
+    # Kill a worker that is playing a match right now (waiting a little for one if need be).
+    deadline = time.monotonic() + 10
+    busy: list[str] = []
+    while not busy and time.monotonic() < deadline and proc.poll() is None:
+        busy = [addr for addr, keys in client.processing().items()
+                if any(str(k).startswith("arena-") for k in keys)]
     victim = pids[busy[0]] if busy else min(pids.values())
     os.kill(victim, signal.SIGKILL)
     assert proc.wait(120) == 0, proc.stderr.read() if proc.stderr else ""
