@@ -42,6 +42,7 @@ class BotSpec:
     argv: tuple[str, ...]
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     display: str = ""
+    files: str = ""  # the bot's own directory, shown read-only in a sandbox (default: its program's)
 
     @property
     def name(self) -> str:

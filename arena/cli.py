@@ -16,16 +16,16 @@ from arena.argtypes import non_negative_int
 from arena.botspec import BotSpecError, parse_bot_spec
 from arena.clock import ClockError, ClockSettings
 from arena.games import GameError, State, UnknownGame, game_names, get_game
-from arena.isolation import SandboxError, check_sandbox
+from arena.sandbox import SandboxError, announce, check_sandbox
 from arena.match import MatchPlan, complete_setup, default_log_path, play_match
 from arena.plugins import bots_for
-from arena.process import Limits
+from arena.process import Limits, MachineError
 from arena.setups import SetupFileError, load_setup_file, parse_set_values
 from arena.viewer.cli import add_replay_arguments, run_replay
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 # Modules that add subcommands through register(subparsers).
-SUBCOMMAND_MODULES = ("arena.tournament.cli", "arena.viewer.cli", "arena.analyze", "arena.play")
+SUBCOMMAND_MODULES = ("arena.tournament.cli", "arena.viewer.cli", "arena.analyze", "arena.play", "arena.doctor")
 
 
 class CliError(Exception):
@@ -89,7 +89,12 @@ def cmd_match(args: argparse.Namespace) -> int:
             print(state.render(), flush=True)
 
     plan = MatchPlan(game, bots, setup, seed, clock, f"{game.name}-{seed}", log_path, limits, sandbox)
-    result = play_match(plan, on_ply=show)
+    announce(sandbox)
+    try:
+        result = play_match(plan, on_ply=show)
+    except MachineError as exc:
+        print(f"arena match: error: {exc}; no result recorded", file=sys.stderr)
+        return EXIT_FAILED
     if args.json:
         print(json.dumps(result.summary()))
     else:
@@ -155,8 +160,9 @@ def build_parser() -> Parser:
     m.add_argument("--margin-ms", type=non_negative_int, default=200, help="grace past a deadline")
     m.add_argument("--clock-mode", choices=["wall", "cpu"], default="wall",
                    help="charge elapsed time (wall) or the bot's CPU time with a wall cap (cpu)")
-    m.add_argument("--sandbox", choices=["none", "bwrap"], default="none",
-                   help="bwrap: no network, read-only system, own pid namespace (needs bubblewrap)")
+    m.add_argument("--sandbox", choices=["auto", "bwrap", "uid", "none"], default="auto",
+                   help="auto (default): bwrap where it works, else each bot its own uid; none: trusted bots "
+                        "only (arena doctor tells what this machine supports)")
     m.add_argument("--memory-mb", type=non_negative_int, default=4096, help="address-space limit per bot")
     m.add_argument("--log", metavar="PATH", help="match log path (default logs/GAME-TIME-seedN.msgpack)")
     m.add_argument("--show", action="store_true", help="print the board after every move")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import os
 import secrets
 import shutil
 import tempfile
@@ -142,6 +143,8 @@ class Hub:
         self.transport = transport
         # ipc sockets in a private directory: faster than TCP, and can be bound into a sandbox.
         self._dir = tempfile.mkdtemp(prefix="arena-hub-")
+        # Others may pass through (not list): each seat's socket is its own bot uid's alone.
+        os.chmod(self._dir, 0o711)
         self._count = 0
         self.peers: list[Peer] = []
 

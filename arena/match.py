@@ -15,7 +15,7 @@ from arena.botspec import BotKind, BotSpec
 from arena.clock import ClockSettings
 from arena.games import Game, State
 from arena.hub import Hub, Peer
-from arena.isolation import Sandbox
+from arena.sandbox import Sandbox
 from arena.matchlog import LogWriter, NullLog
 from arena.pascal import compile_module
 from arena.process import BotProcess, LaunchError, Limits
@@ -44,27 +44,30 @@ class MatchPlan:
     match_id: str = ""
     log_path: str | os.PathLike[str] | None = None
     limits: Limits = field(default_factory=Limits)
-    sandbox: Sandbox = Sandbox.NONE
+    sandbox: Sandbox = Sandbox.AUTO
 
 
-def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.NONE) -> Player:
+def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.AUTO,
+                  supervisor: tuple[str, ...] = ()) -> Player:
     """Start one bot process and the link the referee talks to it through.
 
     A bot that cannot be started at all still gets a Player (with launch_error set), so the
-    referee records the failure as that seat's crash instead of raising.
+    referee records the failure as that seat's crash instead of raising. A machine that
+    refuses the process (MachineError) is nobody's fault: that propagates.
     """
     if spec.kind == BotKind.PASCAL:
         try:
-            spec = replace(spec, argv=(*spec.argv, *compile_module(Path(spec.target))))
+            binary = compile_module(Path(spec.target))
+            spec = replace(spec, argv=(*spec.argv, *binary), files=os.path.dirname(binary[-1]))
         except LaunchError as exc:
             return Player(spec.name, StdioPeer(BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)),
                           None, spec_text=spec.text, launch_error=str(exc))
     if spec.kind in (BotKind.STDIO, BotKind.PASCAL):
-        process = BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)
+        process = BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox, supervisor=supervisor)
         link: Peer | StdioPeer = StdioPeer(process)
     else:
         peer = hub.expect()
-        process = BotProcess(spec, peer.endpoint, peer.token, limits, sandbox=sandbox)
+        process = BotProcess(spec, peer.endpoint, peer.token, limits, sandbox=sandbox, supervisor=supervisor)
         link = peer
     player = Player(spec.name, link, process, spec_text=spec.text)
     try:

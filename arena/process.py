@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import logging
 import os
@@ -14,17 +15,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import uids
 from arena.botspec import BotSpec
-from arena.isolation import (
-    MARK_VARIABLE,
-    BotCgroup,
-    Sandbox,
-    become_subreaper,
-    launcher_argv,
-    process_tree_cpu_ms,
-    reap_children,
-    sweep_orphans,
-)
+from arena.cgroups import BotCgroup, CgroupLimits
+from arena.isolation import MARK_VARIABLE, become_subreaper, process_tree_cpu_ms, reap_children, sweep_orphans
+from arena.sandbox import ChainPlan, Isolation, Sandbox, launcher_argv, own_files_dir, resolve_sandbox, unreachable
 from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES
 
 log = logging.getLogger(__name__)
@@ -37,8 +32,16 @@ OUTPUT_LIMIT = 32 * 1024  # bytes of stdout+stderr kept per bot (the tail)
 _READ_CHUNK = 65536
 
 
+LAUNCH_RETRIES = 5  # tries when the machine refuses a process (EAGAIN, ENOMEM), with back-off
+_MACHINE_ERRNOS = (errno.EAGAIN, errno.ENOMEM)
+
+
 class LaunchError(RuntimeError):
     """A bot process could not be started at all."""
+
+
+class MachineError(RuntimeError):
+    """The machine refused to start a bot (no processes, memory or uids left): never a bot's fault."""
 
 
 @dataclass(frozen=True)
@@ -49,10 +52,20 @@ class Limits:
     cpu_seconds: int | None = None
     file_size_mb: int | None = 64
     open_files: int | None = 256
-    processes: int | None = None
+    processes: int | None = 64  # the bot's cgroup pids.max (and RLIMIT_NPROC of its own uid)
+    memory_mb: int | None = 2048  # the bot's cgroup memory limit (its tmpfs files count too)
+    disk_mb: int | None = 256  # size of each of its private tmpfs (work directory, /tmp) in bwrap
 
-    def prlimit_args(self) -> list[str]:
-        """The arguments of util-linux `prlimit` that apply these limits."""
+    def cgroup(self) -> CgroupLimits:
+        """The part of these limits that the bot's cgroup enforces."""
+        return CgroupLimits(processes=self.processes, memory_mb=self.memory_mb)
+
+    def prlimit_args(self, own_uid: bool = False) -> list[str]:
+        """The arguments of util-linux `prlimit` that apply these limits.
+
+        RLIMIT_NPROC counts every process of a uid: applied only to a bot's own uid, never
+        to the organiser's (where the cgroup's pids.max does the job).
+        """
         args = []
         if self.address_space_mb is not None:
             args.append(f"--as={self.address_space_mb * 2**20}")
@@ -62,7 +75,7 @@ class Limits:
             args.append(f"--fsize={self.file_size_mb * 2**20}")
         if self.open_files is not None:
             args.append(f"--nofile={self.open_files}")
-        if self.processes is not None:
+        if self.processes is not None and own_uid:
             args.append(f"--nproc={self.processes}")
         return args
 
@@ -120,10 +133,14 @@ class BotProcess:
         limits: Limits | None = None,
         stdio: bool = False,
         sandbox: Sandbox = Sandbox.NONE,
+        supervisor: tuple[str, ...] = (),
     ) -> None:
         self.spec = spec
         self.sandbox = sandbox
+        self.supervisor = supervisor  # runs as the arena's user, outside any sandbox
         self.cgroup: BotCgroup | None = None
+        self.lease: uids.UidLease | None = None
+        self.limit_note = ""  # which cgroup limit stopped the bot, kept after the cgroup is gone
         self.mark = secrets.token_hex(8)
         self.stdio = stdio  # protocol on stdin/stdout (JSON lines); output captures stderr only
         self.stdin_fd = -1
@@ -138,31 +155,86 @@ class BotProcess:
         self.workdir = ""
         self.exit_status: int | None = None
 
-    def start(self) -> None:
-        """Launch the program in its own session and fresh working directory."""
+    @property
+    def uid(self) -> int | None:
+        """The bot's own uid, when it has one."""
+        return self.lease.uid if self.lease is not None else None
+
+    def _prepare(self) -> ChainPlan:
+        """Lease a uid, hand it the work directory and socket, create the cgroups."""
+        isolation = resolve_sandbox(self.sandbox)
         self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
         become_subreaper()
-        self.cgroup = BotCgroup.create()
-        argv = launcher_argv(list(self.spec.argv), self.limits.prlimit_args(), self.cgroup,
-                             self.sandbox, self.workdir, self.endpoint)
-        env = bot_environment(self.workdir, self.endpoint, self.token)
-        env[MARK_VARIABLE] = self.mark
+        if isolation.own_uid:
+            try:
+                self.lease = uids.acquire()
+            except uids.UidPoolError as exc:
+                raise MachineError(str(exc)) from None
+            os.chown(self.workdir, self.lease.uid, self.lease.uid)
+            if self.endpoint.startswith("ipc://"):
+                socket_path = self.endpoint[len("ipc://"):]
+                os.chown(socket_path, self.lease.uid, self.lease.uid)
+                os.chmod(socket_path, 0o600)
+        own = self.spec.files or own_files_dir(self.spec.argv)
+        if isolation.own_uid:
+            self._check_reachable(isolation, own)
+        self.cgroup = BotCgroup.create(self.limits.cgroup())
+        limit_args = self.limits.prlimit_args(own_uid=self.lease is not None) if shutil.which("prlimit") else []
+        return ChainPlan(
+            command=tuple(self.spec.argv), isolation=isolation, workdir=self.workdir,
+            endpoint=self.endpoint, readable=(own,) if own else (), uid=self.uid,
+            limit_args=tuple(limit_args), disk_mb=self.limits.disk_mb,
+            procs_files=tuple(self.cgroup.procs_files()) if self.cgroup is not None else (),
+            supervisor=self.supervisor,
+        )
+
+    def _check_reachable(self, isolation: Isolation, own: str) -> None:
+        """LaunchError unless the bot's own uid can read its program and files."""
+        program = shutil.which(self.spec.argv[0]) if self.spec.argv else None
+        for path in filter(None, (program, own)):
+            if isolation.mode == Sandbox.UID:  # no sandbox: every folder above must let it pass
+                blocked = unreachable(path)
+            else:  # bwrap shows the folder itself, under parents of its own
+                blocked = path if not os.stat(path).st_mode & 0o004 else ""
+                if not blocked and os.path.isdir(path) and not os.stat(path).st_mode & 0o001:
+                    blocked = path
+            if blocked:
+                raise LaunchError(f"{self.spec.text}: {path} is closed to the bot's own uid at {blocked} "
+                                  f"(sandbox {isolation.mode}: chmod o+rX it, or use --sandbox none for trusted bots)")
+
+    def _popen(self, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+        """Popen, retried with back-off while the machine refuses (EAGAIN, ENOMEM)."""
+        for attempt in range(LAUNCH_RETRIES):
+            try:
+                return subprocess.Popen(
+                    argv,
+                    stdin=subprocess.PIPE if self.stdio else subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE if self.stdio else subprocess.STDOUT,
+                    cwd=self.workdir,
+                    env=env,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            except OSError as exc:
+                if exc.errno not in _MACHINE_ERRNOS:
+                    raise LaunchError(f"cannot start {self.spec.text}: {exc}") from None
+                if attempt == LAUNCH_RETRIES - 1:
+                    raise MachineError(f"the machine refused a process for {self.spec.text}: "
+                                       f"{exc.strerror} after {LAUNCH_RETRIES} tries") from None
+                time.sleep(0.05 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def start(self) -> None:
+        """Launch the program in its own session, directory, cgroups, uid and sandbox."""
         try:
-            self.proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE if self.stdio else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE if self.stdio else subprocess.STDOUT,
-                cwd=self.workdir,
-                env=env,
-                start_new_session=True,
-                close_fds=True,
-            )
-        except OSError as exc:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-            if self.cgroup is not None:
-                self.cgroup.remove()
-            raise LaunchError(f"cannot start {self.spec.text}: {exc}") from None
+            plan = self._prepare()
+            env = bot_environment(self.workdir, self.endpoint, self.token)
+            env[MARK_VARIABLE] = self.mark
+            self.proc = self._popen(launcher_argv(plan), env)
+        except BaseException:
+            self._release()
+            raise
         proc = self.proc
         if self.stdio and proc.stdin is not None and proc.stdout is not None and proc.stderr is not None:
             self.stdin_fd, self.stdout_fd = proc.stdin.fileno(), proc.stdout.fileno()
@@ -177,6 +249,19 @@ class BotProcess:
             self.output_fd = proc.stdout.fileno()
         os.set_blocking(self.output_fd, False)
         self.pidfd = os.pidfd_open(proc.pid)
+
+    def _release(self) -> None:
+        """Give back what _prepare took: cgroups, uid, work directory."""
+        if self.cgroup is not None:
+            self.limit_note = self.cgroup.limit_hit()
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
+        if self.workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = ""
 
     @property
     def pid(self) -> int:
@@ -221,6 +306,9 @@ class BotProcess:
                 how = f"killed by signal {-status}"
         else:
             how = f"exited with status {status}"
+        limit = self.cgroup.limit_hit() if self.cgroup is not None else self.limit_note
+        if limit:
+            how += f", after {limit}"
         last = self.output.last_line()
         return f"{how} ({last})" if last else how
 
@@ -248,9 +336,6 @@ class BotProcess:
             self.poll()
             reap_children(members - {self.proc.pid})
             sweep_orphans(self.mark, exclude=self.proc.pid)
-            if self.cgroup is not None:
-                self.cgroup.remove()
-                self.cgroup = None
         self.close()
 
     def wait_exit(self, timeout: float) -> bool:
@@ -280,6 +365,5 @@ class BotProcess:
                     except OSError:  # a stdin pipe with unsent bytes to a dead bot
                         pass
         self.output_fd = self.stdin_fd = self.stdout_fd = -1
-        if self.workdir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-            self.workdir = ""
+        if self.proc is None or self.poll() is not None:  # a live bot keeps its uid and cgroups
+            self._release()

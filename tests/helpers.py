@@ -15,7 +15,8 @@ import pytest
 from arena.botspec import parse_bot_spec
 from arena.clock import ClockSettings
 from arena.games import State, get_game
-from arena.isolation import MARK_VARIABLE, Sandbox
+from arena.isolation import MARK_VARIABLE
+from arena.sandbox import Sandbox
 from arena.match import MatchPlan, complete_setup, play_match
 from arena.process import Limits
 from arena.referee import MatchResult

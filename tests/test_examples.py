@@ -38,6 +38,7 @@ def cbot(tmp_path_factory: pytest.TempPathFactory) -> str:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
+    build.chmod(0o755)  # a sandboxed bot runs as its own uid: its folder must be open to it
     return f"exec:{build / 'cbot'}"
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
-from arena.isolation import Sandbox
+from arena.sandbox import Sandbox
 from arena.matchlog import read_log
 from arena.process import Limits
 from arena.replay import verify

@@ -8,6 +8,7 @@ file's directory; the output directory is relative to where the command runs.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -22,7 +23,7 @@ from typing import Any
 from arena.botspec import BotKind, BotOptionsError, BotSpec, BotSpecError, parse_bot_spec
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, UnknownGame, get_game
-from arena.isolation import Sandbox, SandboxError, check_sandbox
+from arena.sandbox import Sandbox, SandboxError, check_sandbox
 from arena.match import complete_setup
 from arena.process import Limits
 from arena.setups import SetupFileError, load_setup_file
@@ -32,11 +33,11 @@ STRIKE_REASONS = ("timeout", "crash", "protocol", "illegal")
 DEFAULT_STRIKE_REASONS = ("timeout", "crash", "protocol")
 TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
             "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output")
-BOT_KEYS = ("spec", "name", "options", "limits")
+BOT_KEYS = ("spec", "name", "options", "limits", "dir")
 SETUP_KEYS = ("fixed", "maps", "files", "random")
 CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
 STRIKE_KEYS = ("max_strikes", "reasons")
-LIMIT_KEYS = ("address_space_mb", "cpu_seconds", "file_size_mb", "open_files", "processes")
+LIMIT_KEYS = ("address_space_mb", "cpu_seconds", "file_size_mb", "open_files", "processes", "memory_mb", "disk_mb")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
 
@@ -246,7 +247,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
         seed=seed,
         clock=_clock(check, data.get("clock", {})),
         limits=_limits(check, data.get("limits", {})),
-        sandbox=_sandbox(check, data.get("sandbox", "none")),
+        sandbox=_sandbox(check, data.get("sandbox", "auto")),
         strikes=_strikes(check, data.get("strikes", {})),
         concurrency=None if concurrency is None else check.integer(concurrency, "concurrency", 1, 1024),
         pin_cpus=check.boolean(data.get("pin_cpus", False), "pin_cpus"),
@@ -301,6 +302,13 @@ def _bots(check: _Checker, data: Mapping[str, Any], game: Game, base: Path) -> l
             raise check.fail(f"{key}.spec", str(exc)) from None
         if spec.kind in (BotKind.EXEC, BotKind.STDIO) and shutil.which(spec.argv[0]) is None:
             raise check.fail(f"{key}.spec", f"no such program: {spec.argv[0]}")
+        if spec.kind == BotKind.PASCAL and shutil.which("fpc") is None:
+            raise check.fail(f"{key}.spec", "pascal: modules need Free Pascal (apt-get install fp-compiler)")
+        if "dir" in item:
+            own = (base / check.string(item["dir"], f"{key}.dir")).resolve()
+            if not own.is_dir():
+                raise check.fail(f"{key}.dir", f"no such directory: {own}")
+            spec = dataclasses.replace(spec, files=str(own))
         if spec.name in names:
             raise check.fail(f"{key}.name", f"duplicate bot name {spec.name!r} (give each entry its own name)")
         names.add(spec.name)

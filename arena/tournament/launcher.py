@@ -36,26 +36,54 @@ def _death_signal(sig: int) -> None:
     ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0)
 
 
-def _kill_cgroup() -> bool:
-    """SIGKILL every process of this bot's own cgroup (this launcher included), if it has one."""
+def _bot_cgroup(controller: str) -> str:
+    """This launcher's cgroup path in a hierarchy ("" for v2), if it is a per-bot cgroup."""
     try:
         with open("/proc/self/cgroup") as f:
-            relative = next((line.split(":", 2)[2].strip() for line in f if line.startswith("0::")), "")
-    except OSError:
-        return False
-    # Only a per-bot cgroup of arena.isolation (arena-PID/botN), never a shared one.
-    if not relative or not os.path.basename(relative).startswith("bot"):
-        return False
-    if not os.path.basename(os.path.dirname(relative)).startswith("arena-"):
-        return False
-    for mount in CGROUP_MOUNTS:
+            for line in f:
+                _, names, path = line.rstrip("\n").split(":", 2)
+                if (controller == "" and names == "") or (controller and controller in names.split(",")):
+                    break
+            else:
+                return ""
+    except (OSError, ValueError):
+        return ""
+    # Only a per-bot cgroup of arena.cgroups (.../arena-PID/botN), never a shared one.
+    if not os.path.basename(path).startswith("bot"):
+        return ""
+    if not os.path.basename(os.path.dirname(path)).startswith("arena-"):
+        return ""
+    return path
+
+
+def _kill_cgroup() -> bool:
+    """SIGKILL every process of this bot's own cgroup (this launcher included, in v2), if it has one."""
+    relative = _bot_cgroup("")
+    for mount in CGROUP_MOUNTS if relative else ():
         try:
             with open(f"{mount}{relative}/cgroup.kill", "w") as f:
                 f.write("1")
             return True
         except OSError:
             continue
-    return False
+    relative = _bot_cgroup("pids")  # v1 only: kill the members until none but us is left
+    if not relative:
+        return False
+    me = os.getpid()
+    for _ in range(1000):
+        try:
+            with open(f"/sys/fs/cgroup/pids{relative}/cgroup.procs") as f:
+                members = {int(p) for p in f.read().split()} - {me}
+        except (OSError, ValueError):
+            return False
+        if not members:
+            return True
+        for pid in members:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    return True
 
 
 def _cleanup() -> None:

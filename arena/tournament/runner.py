@@ -20,6 +20,7 @@ from tqdm import tqdm  # type: ignore[import-untyped]
 
 from arena import __version__ as arena_version
 from arena.games import get_game
+from arena.sandbox import Sandbox, announce, resolve_sandbox
 from arena.tournament.config import TournamentConfig, default_concurrency
 from arena.tournament.errors import TournamentError
 from arena.tournament.local import LocalExecutor, Outcome
@@ -142,6 +143,11 @@ class Coordinator:
         self._postfix()
         try:
             if pending:
+                if not self.options.quiet:
+                    announce(self.config.sandbox)
+                if resolve_sandbox(self.config.sandbox).mode == Sandbox.UID:
+                    # Bots run as other users of this machine here: the results are not theirs to read.
+                    os.chmod(self.out, os.stat(self.out).st_mode & ~0o007)
                 self._play(pending)
         finally:
             self.bar.close()

@@ -28,7 +28,7 @@ from arena.botspec import BotKind, BotSpec
 from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.hub import Hub, Peer
-from arena.isolation import Sandbox
+from arena.sandbox import Sandbox
 from arena.match import launch_player, shutdown
 from arena.matchlog import LogWriter, NullLog
 from arena.process import Limits
@@ -54,7 +54,7 @@ class RunnerPlan:
     setups: tuple[dict[str, Any], ...]
     clock: ClockSettings
     limits: Limits = field(default_factory=Limits)
-    sandbox: Sandbox = Sandbox.NONE
+    sandbox: Sandbox = Sandbox.AUTO
     persistent: bool = True
     cpus: tuple[int, ...] | None = None  # pin bot processes to these cores
     log_dir: str | None = None  # absolute; None writes no logs
@@ -105,14 +105,17 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def launch_spec(spec: BotSpec, cpus: tuple[int, ...] | None) -> BotSpec:
-    """The spec run under the launcher (dies with this process, optionally pinned)."""
-    argv = spec.argv
+def launch_spec(spec: BotSpec) -> BotSpec:
+    """The spec as this host runs it (its own interpreter for Python bots, not the coordinator's)."""
     if spec.kind in (BotKind.REGISTERED, BotKind.PYTHON):
-        argv = (sys.executable, *argv[1:])  # this host's interpreter, not the coordinator's
+        return dataclasses.replace(spec, argv=(sys.executable, *spec.argv[1:]))
+    return spec
+
+
+def supervisor_argv(cpus: tuple[int, ...] | None) -> tuple[str, ...]:
+    """The launcher that makes a bot die with this process (optionally pinned), outside any sandbox."""
     pin = ",".join(str(c) for c in cpus) if cpus else "-"
-    wrapped = (sys.executable, "-I", "-S", str(LAUNCHER), str(os.getpid()), pin, "--", *argv)
-    return dataclasses.replace(spec, argv=wrapped)
+    return (sys.executable, "-I", "-S", str(LAUNCHER), str(os.getpid()), pin, "--")
 
 
 class BotPool:
@@ -121,7 +124,8 @@ class BotPool:
     def __init__(self, plan: RunnerPlan, hub: Hub) -> None:
         self.plan = plan
         self.hub = hub
-        self.specs = [launch_spec(entry.spec, plan.cpus) for entry in plan.bots]
+        self.specs = [launch_spec(entry.spec) for entry in plan.bots]
+        self.supervisor = supervisor_argv(plan.cpus)
         self.idle: OrderedDict[int, tuple[int, Player]] = OrderedDict()  # id(player) -> (bot, player)
         self.started = 0  # processes launched so far (for tests and benchmarks)
 
@@ -159,7 +163,7 @@ class BotPool:
 
     def _launch(self, bot: int) -> Player:
         limits = self.plan.bots[bot].limits or self.plan.limits
-        player = launch_player(self.hub, self.specs[bot], limits, self.plan.sandbox)
+        player = launch_player(self.hub, self.specs[bot], limits, self.plan.sandbox, self.supervisor)
         player.spec_text = self.plan.bots[bot].spec.text  # the log names the bot, not the launcher
         self.started += 1
         return player
@@ -200,7 +204,13 @@ class MatchRunner:
     def run(self, task: MatchTask) -> MatchRecord:
         """Play one match; bot failures are results, never exceptions."""
         self.last_used = time.monotonic()
-        players = [self.pool.acquire(bot) for bot in task.bots]
+        players: list[Player] = []
+        try:
+            for bot in task.bots:
+                players.append(self.pool.acquire(bot))
+        except BaseException:  # the machine refused a process: nobody's result, nobody's strike
+            self.pool.release([(task.bots[seat], player, True) for seat, player in enumerate(players)])
+            raise
         marks = [_output_mark(p) for p in players]
         relative = f"logs/{task.match}{LOG_SUFFIX}" if self.plan.log_dir else ""
         path, writer = self._open_log(task)

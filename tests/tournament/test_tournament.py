@@ -55,6 +55,7 @@ def test_six_bot_round_robin_with_an_exec_bot(tmp_path: Path) -> None:
         "name": "six", "game": "blocking", "seed": 3, "games_per_pairing": 2, "concurrency": 2, "bots": bots,
         "setups": {"fixed": {"rows": 6, "cols": 6}, "random": {"count": 1, "min_size": 5, "max_size": 7}},
         "clock": {"budget_ms": 5000},
+        "sandbox": "none",  # the exec bot writes its host pids into the test's folder
     })
     out = tmp_path / "out"
     done = cli("tournament", str(config), "--out", str(out), "--quiet")
@@ -104,6 +105,7 @@ def test_a_bot_that_always_crashes_is_disqualified(tmp_path: Path) -> None:
         "name": "strikes", "game": "blocking", "games_per_pairing": 8, "concurrency": 1,
         "bots": ["random", "sequential", {"spec": badbot("exit_at_start", pidfile), "name": "crasher"}],
         "setups": {"fixed": {"rows": 5, "cols": 5}}, "strikes": {"max_strikes": 3},
+        "sandbox": "none",  # the crasher writes its host pids into the test's folder
     })
     coordinator = Coordinator(config, RunOptions(out=tmp_path / "out", quiet=True))
     standings = coordinator.run()

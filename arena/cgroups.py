@@ -1,0 +1,295 @@
+"""A cgroup per bot: its whole process tree counted, limited and killed, however it forks.
+
+Both kinds of hierarchy are used where they are writable: cgroup v2 (`cgroup.kill`,
+`cpu.stat`, and `pids.max`/`memory.max` where those controllers are delegated) and the v1
+`pids`, `memory` and `cpuacct` hierarchies of hybrid machines. The directories belong to
+the arena's user (root), so a bot running as its own uid can neither raise its limits nor
+move a helper process out of its cgroup to dodge CPU accounting.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import signal
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+V2_MOUNTS = ("/sys/fs/cgroup/unified", "/sys/fs/cgroup")
+V1_ROOT = Path("/sys/fs/cgroup")
+V1_CONTROLLERS = ("pids", "memory", "cpuacct")
+BASE_PREFIX = "arena-"
+BOT_PREFIX = "bot"
+
+
+@dataclass(frozen=True)
+class CgroupLimits:
+    """What a bot's cgroup enforces (None = not limited)."""
+
+    processes: int | None = 64
+    memory_mb: int | None = 2048
+
+
+def _own_path(controller: str) -> str:
+    """This process's cgroup path in a v1 hierarchy ("" for v2 with controller "")."""
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, names, path = line.split(":", 2)
+            if (controller == "" and names == "") or controller in names.split(","):
+                return path
+    except OSError:
+        pass
+    return "/"
+
+
+def _make_base(parent: Path) -> Path | None:
+    """arena-PID under parent (stale ones of dead arena processes removed first), or None."""
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        return None
+    _remove_stale(parent)
+    base = parent / f"{BASE_PREFIX}{os.getpid()}"
+    try:
+        base.mkdir(exist_ok=True)
+    except OSError:
+        return None
+    atexit.register(_remove_tree, base)
+    return base
+
+
+@lru_cache(maxsize=1)
+def v2_base() -> Path | None:
+    """A writable cgroup v2 directory for this process's bots, or None."""
+    for mount in V2_MOUNTS:
+        root = Path(mount)
+        if not (root / "cgroup.procs").exists() or not (root / "cgroup.controllers").exists():
+            continue
+        base = _make_base(root / _own_path("").lstrip("/"))
+        if base is None:
+            continue
+        if (base / "cgroup.kill").exists():
+            wanted = set((base / "cgroup.controllers").read_text().split()) & {"pids", "memory", "cpu"}
+            for controller in sorted(wanted):  # delegate what the parent lets us use
+                try:
+                    (base / "cgroup.subtree_control").write_text(f"+{controller}")
+                except OSError:
+                    pass
+            return base
+        _remove_tree(base)
+    return None
+
+
+@lru_cache(maxsize=None)
+def v1_base(controller: str) -> Path | None:
+    """A writable directory in the v1 hierarchy of controller, or None."""
+    mount = V1_ROOT / controller
+    if not (mount / "cgroup.procs").exists() or (mount / "cgroup.controllers").exists():
+        return None
+    return _make_base(mount / _own_path(controller).lstrip("/"))
+
+
+def _remove_tree(base: Path) -> None:
+    """Remove a base cgroup and its (empty) bot cgroups."""
+    for child in base.glob(f"{BOT_PREFIX}*"):
+        try:
+            child.rmdir()
+        except OSError:
+            pass
+    try:
+        base.rmdir()
+    except OSError:
+        pass
+
+
+def _remove_stale(parent: Path) -> None:
+    """Remove the cgroups left by arena processes that died without cleaning up."""
+    for base in parent.glob(f"{BASE_PREFIX}*"):
+        try:
+            os.kill(int(base.name.split("-", 1)[1]), 0)
+        except ProcessLookupError:
+            _remove_tree(base)
+        except (ValueError, PermissionError):
+            continue
+
+
+def _write(path: Path, value: str) -> bool:
+    try:
+        path.write_text(value)
+        return True
+    except OSError as exc:
+        log.debug("cannot write %s to %s: %s", value, path, exc)
+        return False
+
+
+def _read_key(path: Path, key: str) -> int:
+    """The integer after `key ` in a flat-keyed cgroup file (0 when absent)."""
+    try:
+        for line in path.read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+class BotCgroup:
+    """The cgroups of one bot (one directory per hierarchy), created by the arena's user."""
+
+    _counter = 0
+
+    def __init__(self, v2: Path | None, v1: dict[str, Path], limits: CgroupLimits) -> None:
+        self.v2 = v2
+        self.v1 = v1
+        self.limits = limits
+
+    @classmethod
+    def create(cls, limits: CgroupLimits | None = None) -> BotCgroup | None:
+        """Fresh cgroups with the limits applied, or None where no hierarchy is writable."""
+        limits = limits or CgroupLimits()
+        cls._counter += 1
+        name = f"{BOT_PREFIX}{cls._counter}"
+        v2 = None
+        base = v2_base()
+        if base is not None:
+            try:
+                (base / name).mkdir()
+                v2 = base / name
+            except OSError as exc:
+                log.debug("cannot create cgroup %s: %s", base / name, exc)
+        v1: dict[str, Path] = {}
+        for controller in V1_CONTROLLERS:
+            base = v1_base(controller)
+            if base is None:
+                continue
+            try:
+                (base / name).mkdir()
+                v1[controller] = base / name
+            except OSError as exc:
+                log.debug("cannot create cgroup %s: %s", base / name, exc)
+        if v2 is None and not v1:
+            return None
+        group = cls(v2, v1, limits)
+        group._apply()
+        return group
+
+    def _apply(self) -> None:
+        if self.limits.processes is not None:
+            if "pids" in self.v1:
+                _write(self.v1["pids"] / "pids.max", str(self.limits.processes))
+            elif self.v2 is not None and (self.v2 / "pids.max").exists():
+                _write(self.v2 / "pids.max", str(self.limits.processes))
+        if self.limits.memory_mb is not None:
+            amount = str(self.limits.memory_mb * 2**20)
+            if "memory" in self.v1:
+                _write(self.v1["memory"] / "memory.limit_in_bytes", amount)
+            elif self.v2 is not None and (self.v2 / "memory.max").exists():
+                _write(self.v2 / "memory.max", amount)
+                _write(self.v2 / "memory.swap.max", "0")
+
+    @property
+    def directories(self) -> list[Path]:
+        """Every directory of this bot's cgroups."""
+        return ([self.v2] if self.v2 is not None else []) + list(self.v1.values())
+
+    def procs_files(self) -> list[str]:
+        """The cgroup.procs files a new bot process writes its pid into."""
+        return [str(d / "cgroup.procs") for d in self.directories]
+
+    def enforces(self) -> list[str]:
+        """What is enforced here: "processes", "memory", "cpu" (accounting)."""
+        found = []
+        if "pids" in self.v1 or (self.v2 is not None and (self.v2 / "pids.max").exists()):
+            found.append("processes")
+        if "memory" in self.v1 or (self.v2 is not None and (self.v2 / "memory.max").exists()):
+            found.append("memory")
+        if "cpuacct" in self.v1 or self.v2 is not None:
+            found.append("cpu")
+        return found
+
+    def cpu_ms(self) -> float:
+        """CPU time used by every process that ever ran in the cgroup, in milliseconds."""
+        if self.v2 is not None:
+            usec = _read_key(self.v2 / "cpu.stat", "usage_usec")
+            if usec:
+                return usec / 1000.0
+        if "cpuacct" in self.v1:
+            try:
+                return int((self.v1["cpuacct"] / "cpuacct.usage").read_text()) / 1e6
+            except (OSError, ValueError):
+                pass
+        return 0.0
+
+    def pids(self) -> set[int]:
+        """The processes now in the cgroup."""
+        for directory in self.directories:
+            try:
+                return {int(p) for p in (directory / "cgroup.procs").read_text().split()}
+            except (OSError, ValueError):
+                continue
+        return set()
+
+    def limit_hit(self) -> str:
+        """Which limit stopped a request of the bot ("" when none did)."""
+        if "pids" in self.v1:
+            hits = _read_key(self.v1["pids"] / "pids.events", "max")
+        elif self.v2 is not None:
+            hits = _read_key(self.v2 / "pids.events", "max")
+        else:
+            hits = 0
+        if hits:
+            return f"its process limit ({self.limits.processes} processes) refused {hits} fork(s)"
+        if "memory" in self.v1:
+            oom = _read_key(self.v1["memory"] / "memory.oom_control", "oom_kill")
+            failed = oom or _file_int(self.v1["memory"] / "memory.failcnt")
+        elif self.v2 is not None:
+            failed = _read_key(self.v2 / "memory.events", "oom_kill")
+        else:
+            failed = 0
+        if failed:
+            return f"it reached its memory limit ({self.limits.memory_mb} MiB)"
+        return ""
+
+    def kill(self) -> None:
+        """SIGKILL every process in the cgroup (v2: at once; v1: until it stays empty)."""
+        if self.v2 is not None and _write(self.v2 / "cgroup.kill", "1"):
+            return
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            members = self.pids()
+            if not members:
+                return
+            for pid in members:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.001)
+
+    def remove(self) -> None:
+        """Remove the (emptied) cgroup directories."""
+        deadline = time.monotonic() + 1.0
+        for directory in self.directories:
+            while True:
+                try:
+                    directory.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        log.debug("cgroup %s not empty; left behind", directory)
+                        break
+                    self.kill()
+                    time.sleep(0.005)
+
+
+def _file_int(path: Path) -> int:
+    try:
+        return int(path.read_text())
+    except (OSError, ValueError):
+        return 0
