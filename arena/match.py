@@ -18,7 +18,7 @@ from arena.hub import Hub, Peer
 from arena.sandbox import Sandbox
 from arena.matchlog import LogWriter, NullLog
 from arena.pascal import compile_module
-from arena.process import BotProcess, LaunchError, Limits
+from arena.process import BotProcess, LaunchError, Limits, MachineError
 from arena.referee import MatchResult, Player, Referee
 from arena.stdio import StdioPeer
 
@@ -75,6 +75,10 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
     except LaunchError as exc:
         player.process = None
         player.launch_error = str(exc)
+    except MachineError:
+        if isinstance(link, Peer):
+            hub.forget(link)
+        raise
     return player
 
 
@@ -96,12 +100,22 @@ def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> N
 
 
 def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None = None) -> MatchResult:
-    """Launch the bots, referee the match, stop every process; the result is always returned."""
+    """Launch the bots, referee the match, stop every process; the result is always returned.
+
+    Only a machine that refuses to start a bot (MachineError) ends it without a result; then
+    no log is left behind either.
+    """
     hub = Hub()
     players: list[Player] = []
+    try:
+        for spec in plan.bots:
+            players.append(launch_player(hub, spec, plan.limits, plan.sandbox))
+    except MachineError:
+        shutdown(hub, players, 0.0)
+        hub.close()
+        raise
     writer: LogWriter | NullLog = LogWriter(plan.log_path) if plan.log_path else NullLog()
     try:
-        players.extend(launch_player(hub, spec, plan.limits, plan.sandbox) for spec in plan.bots)
         referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
                           plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply)
         result = referee.run()

@@ -122,6 +122,18 @@ def bot_environment(workdir: str, endpoint: str, token: str) -> dict[str, str]:
     return env
 
 
+def _lease_uid() -> uids.UidLease:
+    """A uid of the pool, waiting with back-off while all are in use (other workers free theirs)."""
+    for attempt in range(LAUNCH_RETRIES):
+        try:
+            return uids.acquire()
+        except uids.UidPoolError as exc:
+            if attempt == LAUNCH_RETRIES - 1:
+                raise MachineError(str(exc)) from None
+            time.sleep(0.05 * 2**attempt)
+    raise AssertionError("unreachable")
+
+
 class BotProcess:
     """One running bot program; its death is visible at once through a pidfd."""
 
@@ -166,10 +178,7 @@ class BotProcess:
         self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
         become_subreaper()
         if isolation.own_uid:
-            try:
-                self.lease = uids.acquire()
-            except uids.UidPoolError as exc:
-                raise MachineError(str(exc)) from None
+            self.lease = _lease_uid()
             os.chown(self.workdir, self.lease.uid, self.lease.uid)
             if self.endpoint.startswith("ipc://"):
                 socket_path = self.endpoint[len("ipc://"):]

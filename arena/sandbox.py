@@ -252,6 +252,9 @@ def launcher_argv(plan: ChainPlan) -> list[str]:
         argv = ["prlimit", *plan.limit_args, "--", *argv]
     if plan.uid is not None:
         argv = [*drop_args(plan.uid), *argv]
+        if plan.isolation.mode == Sandbox.UID and shutil.which("unshare"):
+            # No bwrap, but root: the kernel's namespaces still take the network and SysV IPC away.
+            argv = ["unshare", "--net", "--ipc", "--uts", "--", *argv]
     if plan.isolation.mode == Sandbox.BWRAP:
         argv = [*bwrap_args(plan), "--", *argv]
     if plan.uid is None or plan.isolation.mode == Sandbox.BWRAP:

@@ -34,9 +34,10 @@ from arena.tournament.worker import MatchRunner
 BOTS = 4
 
 
-def config(games: int, persistent: bool, logs: bool) -> TournamentConfig:
+def config(games: int, persistent: bool, logs: bool, sandbox: str = "auto") -> TournamentConfig:
     """Four `random` bots on one fixed empty 6x6 board, `games` matches per pairing."""
     return config_from_data({
+        "sandbox": sandbox,
         "name": "bench",
         "game": "blocking",
         "bots": [{"spec": "random", "name": f"random{i}", "options": {"seed": i}} for i in range(BOTS)],
@@ -103,15 +104,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=default_concurrency(), help="referee processes")
     parser.add_argument("--no-logs", action="store_true", help="write no match logs")
     parser.add_argument("--profile", action="store_true", help="also profile one worker in-process")
+    parser.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "uid", "none"],
+                        help="the bots' sandbox (default auto, as a tournament's)")
     args = parser.parse_args(argv)
     logs = not args.no_logs
     print(f"cores {len(os.sched_getaffinity(0))}, workers {args.workers}, match logs {'on' if logs else 'off'}, "
           f"python {sys.version.split()[0]}")
-    matches, seconds = run(config(args.games, persistent=True, logs=logs), args.workers)
+    print(f"sandbox {args.sandbox}")
+    matches, seconds = run(config(args.games, persistent=True, logs=logs, sandbox=args.sandbox), args.workers)
     persistent = matches / seconds
     print(f"persistent bots: {matches} matches in {seconds:.2f} s = {persistent:.1f} matches/s "
           "(including worker and bot start-up)")
-    matches, seconds = run(config(args.fresh_games, persistent=False, logs=logs), args.workers)
+    matches, seconds = run(config(args.fresh_games, persistent=False, logs=logs, sandbox=args.sandbox), args.workers)
     fresh = matches / seconds
     print(f"fresh process per match: {matches} matches in {seconds:.2f} s = {fresh:.1f} matches/s")
     print(f"ratio: {persistent / fresh:.1f}x (target >= 20x; target >= 150 matches/s persistent)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -112,6 +113,16 @@ def test_attack_on_others_and_the_kernel_fails(tmp_path: Path, mode: Sandbox, na
     assert "blocked" in report, report
     honest_bot_unharmed(result)
     assert organiser_secret not in tmp_path.joinpath(f"{name}.msgpack").read_bytes().decode("latin-1")
+
+
+def test_bot_cannot_reach_the_network(tmp_path: Path, mode: Sandbox) -> None:
+    server = socket.create_server(("127.0.0.1", 0))
+    try:
+        result, report = attack(tmp_path, mode, "network", str(server.getsockname()[1]))
+    finally:
+        server.close()
+    assert "blocked" in report, report
+    honest_bot_unharmed(result)
 
 
 def test_token_theft_and_killing_work_without_a_sandbox_so_the_tests_can_see_them(

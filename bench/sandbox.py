@@ -1,0 +1,92 @@
+"""What the sandbox costs: a bot's launch (start to hello) and a tournament's throughput.
+
+    python bench/sandbox.py [--launches N] [--games N] [--workers N]
+
+Launch: the median time from starting a registered Python bot to its hello on the
+referee's socket, in each mode this machine supports (`arena doctor`), against `none`.
+Throughput: matches/s of bench/tournament.py's persistent-bot round robin in the default
+mode (`auto`) against `none`, measured one after the other in the same run. Goal: a
+sandboxed persistent-bot tournament at >= 80 % of the unsandboxed throughput (persistent
+bots start once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.botspec import parse_bot_spec  # noqa: E402
+from arena.hub import Hub  # noqa: E402
+from arena.match import launch_player  # noqa: E402
+from arena.process import Limits  # noqa: E402
+from arena.sandbox import Sandbox, SandboxError, check_sandbox, resolve_sandbox  # noqa: E402
+from bench.tournament import config, run  # noqa: E402
+
+
+def launch_ms(mode: Sandbox, launches: int) -> list[float]:
+    """Milliseconds from launch to the bot's hello, once per launch."""
+    spec = parse_bot_spec("random", "blocking")
+    times = []
+    hub = Hub()
+    try:
+        for _ in range(launches):
+            started = time.perf_counter()
+            player = launch_player(hub, spec, Limits(), mode)
+            if player.launch_error:
+                raise RuntimeError(player.launch_error)
+            deadline = time.monotonic() + 30
+            while not player.peer.connected and time.monotonic() < deadline:
+                player.peer.sock.poll(5)
+                player.peer.pump()
+            times.append((time.perf_counter() - started) * 1000)
+            player.peer.send({"type": "bye"})
+            if player.process is not None:
+                player.process.wait_exit(2)
+                player.process.kill()
+            hub.forget(player.peer)
+    finally:
+        hub.close()
+    return times
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run both measurements and print them."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--launches", type=int, default=20)
+    parser.add_argument("--games", type=int, default=200, help="games per pairing (6 pairings)")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    print(f"cores {len(os.sched_getaffinity(0))}, uid {os.geteuid()}, python {sys.version.split()[0]}")
+    base = statistics.median(launch_ms(Sandbox.NONE, args.launches))
+    print(f"launch to hello, none: median {base:.1f} ms over {args.launches}")
+    for mode in (Sandbox.UID, Sandbox.BWRAP):
+        try:
+            check_sandbox(mode)
+        except SandboxError as exc:
+            print(f"launch to hello, {mode}: unavailable ({exc})")
+            continue
+        try:
+            median = statistics.median(launch_ms(mode, args.launches))
+        except Exception as exc:  # noqa: BLE001 - e.g. uid mode cannot reach a Python under /root
+            print(f"launch to hello, {mode}: cannot run a Python bot here ({exc})")
+            continue
+        print(f"launch to hello, {mode}: median {median:.1f} ms ({median / base:.2f}x none)")
+    effective = resolve_sandbox(Sandbox.AUTO).mode
+    rates = {}
+    for mode in ("auto", "none"):
+        matches, seconds = run(config(args.games, persistent=True, logs=True, sandbox=mode), args.workers)
+        rates[mode] = matches / seconds
+        print(f"tournament, sandbox {mode}{f' ({effective})' if mode == 'auto' else ''}: {matches} matches "
+              f"in {seconds:.2f} s = {rates[mode]:.1f} matches/s")
+    print(f"sandboxed / unsandboxed throughput: {rates['auto'] / rates['none']:.0%} (goal >= 80 %)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
