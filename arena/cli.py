@@ -8,12 +8,13 @@ import importlib.util
 import json
 import logging
 import random
+import shutil
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
 from arena.argtypes import non_negative_int
-from arena.botspec import BotSpecError, parse_bot_spec
+from arena.botspec import BotKind, BotSpecError, parse_bot_spec
 from arena.clock import ClockError, ClockSettings
 from arena.games import GameError, State, UnknownGame, game_names, get_game
 from arena.sandbox import SandboxError, announce, check_sandbox
@@ -64,6 +65,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         bots = [parse_bot_spec(text, game.name) for text in args.bots]
     except BotSpecError as exc:
         raise CliError(str(exc)) from None
+    if any(b.kind == BotKind.PASCAL for b in bots) and shutil.which("fpc") is None:
+        raise CliError("pascal: modules need Free Pascal (apt-get install fp-compiler)")
     try:
         game.check_players(len(bots))
     except GameError as exc:

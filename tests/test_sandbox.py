@@ -164,3 +164,11 @@ def test_tournament_config_checks_toolchain_and_own_folder(tmp_path: Path, monke
 def test_unknown_sandbox_is_one_line() -> None:
     with pytest.raises(Exception, match="known: auto, bwrap, uid, none"):
         check_sandbox("jail")
+
+
+def test_match_without_free_pascal_is_a_usage_error(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": str(tmp_path)}  # no fpc anywhere
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "match", "arrows",
+                           f"pascal:{ROOT / 'bots/examples/territory.pas'}", "greedy"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60, check=False)
+    assert done.returncode == 2 and "fp-compiler" in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr

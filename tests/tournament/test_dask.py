@@ -22,7 +22,12 @@ except ImportError:
         raise
     pytest.skip("dask[distributed] is not installed (pip install 'arena[dask]')", allow_module_level=True)
 
-from tests.helpers import badbot
+from arena.matchlog import read_log
+from arena.replay import verify
+from arena.tournament.runner import FAILURES
+from tests.helpers import badbot, require
+from tests.test_attacks import needs_root
+from tests.test_examples import cbot  # noqa: F401 - the session fixture building the C bot
 from tests.tournament.helpers import (
     cli,
     no_launchers_left,
@@ -34,6 +39,7 @@ from tests.tournament.helpers import (
     write_config,
 )
 from tests.tournament.test_resume import TOTAL, kill_resume_chain, resume_config
+from tests.tournament.test_sandboxed import every_kind_config
 
 
 @pytest.fixture(scope="module")
@@ -118,3 +124,21 @@ def _retaken_keys(dask_scheduler: Any) -> list[str]:
     return [str(entry[0]) for entry in dask_scheduler.transition_log
             if entry[1] == "processing" and str(entry[0]).startswith("arena-")
             and any(word in str(entry[4]) for word in lost)]
+
+
+def test_sandboxed_tournament_of_every_bot_kind_under_dask(tmp_path: Path, cbot: str,  # noqa: F811
+                                                          cluster: tuple[str, Client, set[int]]) -> None:
+    needs_root()
+    require("bwrap")
+    require("fpc")
+    address, client, seen = cluster
+    seen.update(client.run(os.getpid).values())
+    config = write_config(tmp_path / "kinds.toml", every_kind_config(cbot, "every-kind-dask"))
+    out = tmp_path / "out"
+    done = cli("tournament", str(config), "--out", str(out), "--quiet", "--scheduler", address)
+    assert done.returncode == 0, done.stderr
+    rows = read_matches(out)
+    assert len(rows) == 5 * 4 * 2
+    for row in rows:
+        assert row["reason"] not in FAILURES, row
+        assert verify(read_log(out / row["log"])).ok
