@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.botspec import parse_bot_spec  # noqa: E402
 from arena.hub import Hub  # noqa: E402
 from arena.match import launch_player  # noqa: E402
-from arena.process import Limits  # noqa: E402
+from arena.process import BotProcess, Limits  # noqa: E402
 from arena.sandbox import Sandbox, SandboxError, check_sandbox, resolve_sandbox  # noqa: E402
 from bench.tournament import config, run  # noqa: E402
 
@@ -55,6 +55,20 @@ def launch_ms(mode: Sandbox, launches: int) -> list[float]:
     return times
 
 
+def chain_ms(mode: Sandbox, launches: int) -> list[float]:
+    """Milliseconds to start /bin/true through the whole launch chain and see it exit."""
+    spec = parse_bot_spec("exec:/bin/true", "blocking")
+    times = []
+    for _ in range(launches):
+        process = BotProcess(spec, "", "", Limits(), sandbox=mode)
+        started = time.perf_counter()
+        process.start()
+        process.wait_exit(30)
+        times.append((time.perf_counter() - started) * 1000)
+        process.kill()
+    return times
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run both measurements and print them."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -63,6 +77,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
     print(f"cores {len(os.sched_getaffinity(0))}, uid {os.geteuid()}, python {sys.version.split()[0]}")
+    true_base = statistics.median(chain_ms(Sandbox.NONE, args.launches))
+    print(f"launch chain of /bin/true, none: median {true_base:.1f} ms")
+    for mode in (Sandbox.UID, Sandbox.BWRAP):
+        try:
+            check_sandbox(mode)
+        except SandboxError as exc:
+            print(f"launch chain of /bin/true, {mode}: unavailable ({exc})")
+            continue
+        median = statistics.median(chain_ms(mode, args.launches))
+        print(f"launch chain of /bin/true, {mode}: median {median:.1f} ms (+{median - true_base:.1f} ms)")
     base = statistics.median(launch_ms(Sandbox.NONE, args.launches))
     print(f"launch to hello, none: median {base:.1f} ms over {args.launches}")
     for mode in (Sandbox.UID, Sandbox.BWRAP):
