@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -16,10 +19,12 @@ import pytest
 from arena.clock import ClockSettings
 from arena.games.arrows import setup_to_pairs
 from arena.matchlog import read_log
-from arena.pascal import CACHE_ENV, compile_module, first_error, unit_name
+from arena.pascal import CACHE_ENV, COMPILE_ENV, compile_module, find_fpc, first_error, module_includes, \
+    run_compiler, unit_name
 from arena.plugins import bots_for
 from arena.process import LaunchError
 from arena.replay import verify
+from arena.sandbox import Sandbox, SandboxError, resolve_sandbox
 from arena.tournament.config import config_from_data
 from arena.tournament.runner import Coordinator, RunOptions
 from tests.helpers import FIXTURES, ROOT, require, run
@@ -27,7 +32,11 @@ from tests.helpers import FIXTURES, ROOT, require, run
 EXAMPLE = ROOT / "bots" / "examples" / "territory.pas"
 STRANGER = FIXTURES / "stranger.pas"
 PROBE = FIXTURES / "pascal_probe.pas"
+INCLUDED = FIXTURES / "pascal_included.pas"  # with pascal_included.inc beside it
 FAILURES = ("timeout", "crash", "protocol", "illegal")
+SECRET_VARIABLE = "ARENA_TEST_SECRET"
+SECRET = "organiser-secret-7f3a9c"
+MODES = [Sandbox.BWRAP, Sandbox.UID, Sandbox.NONE]
 BOARD = {"cols": 5, "rows": 4, "heads": [[1, 1], [5, 4]], "dirs": [2, 6], "blocked": [[3, 2], [2, 3]]}
 
 
@@ -51,9 +60,41 @@ def pascal_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def built() -> dict[str, Path]:
-    """The example, stranger and probe modules, compiled once per session."""
+    """The example, stranger, probe and included modules, compiled once per session."""
     require("fpc")
-    return {path.stem: Path(compile_module(path)[0]) for path in (EXAMPLE, STRANGER, PROBE)}
+    return {path.stem: Path(compile_module(path)[0]) for path in (EXAMPLE, STRANGER, PROBE, INCLUDED)}
+
+
+def module_with(folder: Path, line: str, name: str = "leak.pas") -> Path:
+    """The stranger module renamed after the file, with one line added as line 5 (after `unit`)."""
+    head, tail = STRANGER.read_text().split("unit Stranger;\n", 1)
+    path = folder / name
+    path.write_text(f"{head}unit {Path(name).stem};\n{line}\n{tail}")
+    return path
+
+
+@pytest.fixture
+def no_compiler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail the test when any process starts: a refused module is never compiled."""
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a process was started: {args}")
+
+    monkeypatch.setattr(subprocess, "run", refuse)
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+
+
+def usable(mode: Sandbox) -> None:
+    """Skip when a sandbox mode cannot work here (fail under CI when bwrap is missing)."""
+    if mode == Sandbox.BWRAP:
+        require("bwrap")
+    if mode == Sandbox.UID and os.geteuid() != 0:
+        pytest.skip("uid mode needs root")
+    try:
+        resolve_sandbox(mode)
+    except SandboxError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(str(exc))
+        pytest.skip(str(exc))
 
 
 def other_bots() -> list[str]:
@@ -233,3 +274,194 @@ def test_stranger_module_in_a_tournament(built: dict[str, Path], tmp_path: Path)
         assert record.reason not in FAILURES, (record.match, record.reason, record.detail)
         assert verify(read_log(tmp_path / "out" / record.log)).ok
     assert all(r.reason == "blocked" for r in played)
+
+
+# --- what a module may read, and the compiler's sandbox ------------------------------------
+
+
+@pytest.mark.parametrize("line", ["{$I %HOME%}", "{$include %ARENA_TEST_SECRET%}", "(*$i %home%*)",
+                                  "{$R+,I %HOME%}", "{$I '%HOME%'}", "{$I%PATH}"])
+def test_include_of_an_environment_variable_is_refused_before_compiling(tmp_path: Path, no_compiler: None,
+                                                                       line: str) -> None:
+    with pytest.raises(LaunchError) as failure:
+        compile_module(module_with(tmp_path, line))
+    assert str(failure.value) == f"leak.pas(5): include directive {line} reads the environment; refused"
+
+
+@pytest.mark.parametrize("name", ["/etc/hostname", "../outside.inc", "..\\outside.inc", "sub/../../outside.inc",
+                                  "link.inc", "linked/outside.inc"])
+def test_include_of_a_file_outside_the_module_directory_is_refused(tmp_path: Path, no_compiler: None,
+                                                                  name: str) -> None:
+    (tmp_path / "outside.inc").write_text("{ the organiser's }")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "link.inc").symlink_to(tmp_path / "outside.inc")  # symlinks are followed: still outside
+    (folder / "linked").symlink_to(tmp_path)
+    with pytest.raises(LaunchError) as failure:
+        compile_module(module_with(folder, f"{{$I {name}}}"))
+    assert str(failure.value) == f"leak.pas(5): {{$I {name}}} reads a file outside the module's directory; refused"
+
+
+@pytest.mark.parametrize("line, complaint", [
+    ("{$L helper.o}", "{$L helper.o} links or loads a file the arena does not compile"),
+    ("{$R data.res}", "{$R data.res} links or loads a file the arena does not compile"),
+    ("{$LINK helper.o}", "{$LINK helper.o} names files or search paths outside the module"),
+    ("{$LINKLIB c}", "{$LINKLIB c} names files or search paths outside the module"),
+    ("{$RESOURCE data.res}", "{$RESOURCE data.res} names files or search paths outside the module"),
+    ("{$INCLUDEPATH /etc}", "{$INCLUDEPATH /etc} names files or search paths outside the module"),
+    ("{$UNITPATH /root}", "{$UNITPATH /root} names files or search paths outside the module"),
+    ("{$OBJECTPATH /tmp}", "{$OBJECTPATH /tmp} names files or search paths outside the module"),
+    ("{$LIBRARYPATH /tmp}", "{$LIBRARYPATH /tmp} names files or search paths outside the module"),
+    ("{$MACRO ON}{$DEFINE hide:=(*}", "{$DEFINE hide:=(*} defines a macro, whose text could hide directives"),
+    ("{$MODE DELPHI} uses secrets in '/etc/hostname';", "`uses … in '…'` reads a unit from a named file"),
+    ("{$I arenahost.pas}", "{$I arenahost.pas} names a file of the arena's own build"),
+])
+def test_directives_that_pull_in_other_files_are_refused(tmp_path: Path, no_compiler: None, line: str,
+                                                        complaint: str) -> None:
+    with pytest.raises(LaunchError) as failure:
+        compile_module(module_with(tmp_path, line))
+    assert str(failure.value) == f"leak.pas(5): {complaint}; refused"
+
+
+@pytest.mark.parametrize("line", [
+    "{$MESSAGE 'a}' } const s = '{$I %HOME%}';",  # fpc reads the quoted brace: that 'string' is code
+    "{ { } ' } {$I %HOME%} '",  # fpc nests comments in its own modes: so is this one
+    "const s = 'no end {$I %HOME%}",
+    "// {$I %HOME%}",
+    "{ {$I %HOME%} }",
+    "{$DEFINE x {$I %HOME%}}",
+])
+def test_directives_hidden_from_a_naive_reading_are_still_found(tmp_path: Path, no_compiler: None,
+                                                               line: str) -> None:
+    with pytest.raises(LaunchError, match=r"^leak\.pas\(5\): include directive \{\$I %HOME%\} reads the environment"):
+        compile_module(module_with(tmp_path, line))
+
+
+def test_an_include_file_ending_inside_a_comment_is_refused(tmp_path: Path, no_compiler: None) -> None:
+    (tmp_path / "open.inc").write_text("{ fpc carries this comment on into the module")
+    with pytest.raises(LaunchError) as failure:
+        compile_module(module_with(tmp_path, "{$I open.inc} ' } {$I %HOME%} '"))
+    assert str(failure.value) == ("open.inc: ends inside a comment, which fpc would carry on into the file "
+                                  "including it; refused")
+
+
+def test_switches_builtins_strings_and_own_includes_are_allowed(tmp_path: Path) -> None:
+    line = ("{$I+} {$I-} {$R+} {$R-} {$L-} {$I+,R-} (*$I-*) {$IOCHECKS ON} {$DEFINE ARENA} "
+            "const v = {$I %FPCVERSION%} + {$i %date%} + '{$I %HOME%} {$L x.o} it''s';")
+    module = module_with(tmp_path, line)
+    assert module_includes(module, module.read_bytes(), "leak") == {}
+    (tmp_path / "moves.inc").write_text("{ moves }")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "deeper.inc").write_text("{$I moves}")  # fpc tries .inc, here and beside the module
+    module = module_with(tmp_path, f"{line} {{$I sub\\deeper.inc}}")
+    assert module_includes(module, module.read_bytes(), "leak") == {"sub/deeper.inc": b"{$I moves}",
+                                                                   "moves.inc": b"{ moves }"}
+
+
+def test_first_error_names_an_include_file() -> None:
+    output = 'Compiling mybot.pas\nmoves.inc(3,5) Error: Identifier not found "q"\n'
+    assert first_error(output, "mybot", "mybot.pas", ["sub/moves.inc"]) == \
+        'sub/moves.inc(3,5) Error: Identifier not found "q"'
+
+
+def test_module_with_an_include_file_compiles_and_plays(built: dict[str, Path], tmp_path: Path) -> None:
+    assert (built["pascal_included"].parent / "pascal_included.inc").is_file()  # copied into the build
+    for seed, seats in enumerate([[spec(INCLUDED), "greedy"], ["greedy", spec(INCLUDED)]]):
+        path = tmp_path / f"{seed}.msgpack"
+        result, _ = run("arrows", seats, {"cols": 8, "rows": 8}, seed=seed + 3, log=path)
+        assert result.reason == "blocked" and result.offender is None, result.detail
+        match = read_log(path)
+        assert verify(match).ok
+        out = match.output[seats.index(spec(INCLUDED))]
+        assert "included: compiled by fpc 3." in out and "and text {$I %HOME%} stays text" in out
+
+
+def test_editing_an_include_file_rebuilds_the_module(built: dict[str, Path], tmp_path: Path) -> None:
+    for path in (INCLUDED, INCLUDED.with_suffix(".inc")):
+        shutil.copy(path, tmp_path)
+    module, include = tmp_path / INCLUDED.name, tmp_path / "pascal_included.inc"
+    assert compile_module(module) == [str(built["pascal_included"])]  # the same bytes: the same build
+    include.write_text(include.read_text() + "{ edited }\n")
+    rebuilt = compile_module(module)[0]
+    assert rebuilt != str(built["pascal_included"]) and Path(rebuilt).is_file()
+    include.write_text(include.read_text().replace("Advance(mine, d);", "Advance(mine, d) q;"))
+    with pytest.raises(LaunchError, match=r"^pascal_included\.inc\(\d+,\d+\) (Error|Fatal): "):
+        compile_module(module)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_compile_in_each_sandbox_mode(tmp_path: Path, mode: Sandbox) -> None:
+    require("fpc")
+    usable(mode)
+    # A cache closed to other uids, as one under /root: uid mode builds in /tmp and copies it in.
+    cache = tmp_path / "closed" / "pascal"
+    cache.parent.mkdir(mode=0o700)
+    scratch = Path(tempfile.mkdtemp(prefix="arena-scratch-"))  # a /tmp of this test's own
+    os.chmod(scratch, 0o755)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv(CACHE_ENV, str(cache))
+            patch.setattr(tempfile, "tempdir", str(scratch))
+            program = Path(compile_module(module_with(tmp_path, f"{{ {mode} }}"), sandbox=mode)[0])
+        assert not list(scratch.iterdir())  # the build in /tmp (uid mode) is gone
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    entry = program.parent
+    assert entry.parent == cache and stat.S_IMODE(entry.stat().st_mode) == 0o755
+    for path in [entry, *entry.rglob("*")]:  # nothing of the cache belongs to, or is writable by, a bot uid
+        info = path.lstat()
+        assert info.st_uid == os.geteuid() and info.st_gid == os.getegid() and not info.st_mode & 0o002, path
+    assert not list(cache.glob(".build-*"))
+    done = subprocess.run([str(program)], input='{"type": "bye"}\n', capture_output=True, text=True, timeout=10,
+                          cwd=tmp_path, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_compiler_runs_as_a_bot_uid_with_an_empty_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 mode: Sandbox) -> None:
+    require("fpc")
+    usable(mode)
+    isolation = resolve_sandbox(mode)
+    monkeypatch.setenv(SECRET_VARIABLE, SECRET)
+    kept = tmp_path / "organiser.txt"  # under pytest's folder, closed to other uids
+    kept.write_text(SECRET)
+    build = Path(tempfile.mkdtemp(prefix="arena-compiler-test-"))
+    try:
+        env = dict(line.split("=", 1) for line in run_compiler(["env"], build, isolation).stdout.splitlines())
+        assert env == {**COMPILE_ENV, "PWD": str(build)}  # PWD: set by the chain's own sh
+        uid = int(run_compiler(["id", "-u"], build, isolation).stdout)
+        assert uid not in (0, os.geteuid()) if isolation.own_uid else uid == os.geteuid()
+        assert isolation.own_uid == (mode != Sandbox.NONE and os.geteuid() == 0)
+        peek = run_compiler(["cat", str(kept)], build, isolation)
+        assert (SECRET in peek.stdout) == (mode == Sandbox.NONE)  # only the organiser's own user reads it
+        # fpc itself, asked for the variable by a directive that only this direct call lets through
+        (build / "peek.pas").write_text("program peek; begin writeln('[', {$I %ARENA_TEST_SECRET%}, '][', "
+                                        "{$I %HOME%}, ']') end.")
+        done = run_compiler([find_fpc(), "peek.pas"], build, isolation)
+        assert done.returncode == 0, done.stdout
+        assert SECRET not in done.stdout + done.stderr and f"{SECRET_VARIABLE}" in done.stdout  # fpc: not found
+        ran = subprocess.run([str(build / "peek")], capture_output=True, text=True, timeout=10, check=False)
+        assert ran.stdout == "[][]\n"
+        owners = {path.lstat().st_uid for path in [build, *build.rglob("*")]}
+        assert owners == {os.geteuid()}  # lent to the bot uid for the compile only
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+
+
+def test_a_module_reading_a_secret_loses_and_the_secret_stays_out(built: dict[str, Path], tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SECRET_VARIABLE, SECRET)
+    for line, seat in (("{$I %ARENA_TEST_SECRET%}", 0), ("{$I /etc/hostname}", 1)):
+        module = module_with(tmp_path, line)
+        seats = [spec(INCLUDED), spec(INCLUDED)]
+        seats[seat] = f"pascal:{module}"
+        path = tmp_path / f"{seat}.msgpack"
+        result, _ = run("arrows", seats, BOARD, log=path)
+        assert (result.reason, result.offender) == ("crash", seat)
+        assert result.detail.startswith(f"leak.pas(5): {line} ") or result.detail.startswith(
+            f"leak.pas(5): include directive {line} "), result.detail
+        assert SECRET not in repr(result) and SECRET.encode() not in path.read_bytes()
+    result, _ = run("arrows", [spec(INCLUDED), "greedy"], BOARD, log=tmp_path / "played.msgpack")
+    assert result.reason == "blocked", result.detail  # a module that compiles plays with the secret set, too
+    assert SECRET not in repr(result) and SECRET.encode() not in (tmp_path / "played.msgpack").read_bytes()
