@@ -11,6 +11,7 @@ import random
 import shutil
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 from arena.argtypes import non_negative_int
@@ -20,7 +21,7 @@ from arena.games import GameError, State, UnknownGame, game_names, get_game
 from arena.sandbox import SandboxError, announce, check_sandbox
 from arena.match import MatchPlan, complete_setup, default_log_path, play_match
 from arena.plugins import bots_for
-from arena.process import Limits, MachineError
+from arena.process import LaunchError, Limits, MachineError, preflight
 from arena.setups import SetupFileError, load_setup_file, parse_set_values
 from arena.viewer.cli import add_replay_arguments, run_replay
 
@@ -68,6 +69,14 @@ def cmd_match(args: argparse.Namespace) -> int:
     if any(b.kind == BotKind.PASCAL for b in bots) and shutil.which("fpc") is None:
         raise CliError("pascal: modules need Free Pascal (apt-get install fp-compiler)")
     try:
+        sandbox = check_sandbox(args.sandbox)
+        for bot in bots:
+            preflight(bot, sandbox)
+    except (SandboxError, LaunchError) as exc:
+        raise CliError(str(exc)) from None
+    if args.log and Path(args.log).exists() and not args.force:
+        raise CliError(f"{args.log} exists (a log is never overwritten; --force replaces it)")
+    try:
         game.check_players(len(bots))
     except GameError as exc:
         raise CliError(f"{exc} (one BOT per seat)") from None
@@ -76,8 +85,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     try:
         clock = ClockSettings(budget_ms=args.budget_ms, increment_ms=args.increment_ms,
                               margin_ms=args.margin_ms, mode=args.clock_mode)
-        sandbox = check_sandbox(args.sandbox)
-    except (ClockError, SandboxError) as exc:
+    except ClockError as exc:
         raise CliError(str(exc)) from None
     limits = Limits(address_space_mb=args.memory_mb)
     log_path = args.log or default_log_path(game.name, seed)
@@ -91,11 +99,14 @@ def cmd_match(args: argparse.Namespace) -> int:
             print(f"\n{names[seat]} (seat {seat}) chose {game.render_move(move)}.", flush=True)
             print(state.render(), flush=True)
 
-    plan = MatchPlan(game, bots, setup, seed, clock, f"{game.name}-{seed}", log_path, limits, sandbox)
+    plan = MatchPlan(game, bots, setup, seed, clock, f"{game.name}-{seed}", log_path, limits, sandbox,
+                     trace_path=args.trace)
     announce(sandbox)
     try:
         result = play_match(plan, on_ply=show)
     except MachineError as exc:
+        if not args.log and log_path.exists() and log_path.stat().st_size == 0:
+            log_path.unlink()  # the name claimed for a log that was never written
         print(f"arena match: error: {exc}; no result recorded", file=sys.stderr)
         return EXIT_FAILED
     if args.json:
@@ -167,7 +178,11 @@ def build_parser() -> Parser:
                    help="auto (default): bwrap where it works, else each bot its own uid; none: trusted bots "
                         "only (arena doctor tells what this machine supports)")
     m.add_argument("--memory-mb", type=non_negative_int, default=4096, help="address-space limit per bot")
-    m.add_argument("--log", metavar="PATH", help="match log path (default logs/GAME-TIME-seedN.msgpack)")
+    m.add_argument("--log", metavar="PATH", help="match log path (default logs/GAME-TIME-seedN-ID.msgpack, "
+                                                 "never an existing file)")
+    m.add_argument("--force", action="store_true", help="let --log replace an existing file")
+    m.add_argument("--trace", metavar="FILE",
+                   help="append every message between the referee and the bots to FILE (JSON lines)")
     m.add_argument("--show", action="store_true", help="print the board after every move")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
     m.set_defaults(func=cmd_match)

@@ -14,6 +14,7 @@ from typing import Any
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from arena.trace import TraceTap, quote_bytes
 from protocol.codec import ProtocolError, decode_from_bot, encode
 from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
@@ -42,6 +43,7 @@ class Peer:
         self.disconnected = False
         self.received = 0  # frames received from the admitted connection
         self.ignored = 0  # frames from connections that hold no seat
+        self.tap: TraceTap | None = None  # the --trace of the match this peer now plays
         sock = context.socket(zmq.ROUTER)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a gone peer fails instead of vanishing
@@ -66,6 +68,8 @@ class Peer:
         """Send without blocking; False when the peer is gone or not reading."""
         if self.routing_id is None:
             return False
+        if self.tap is not None:
+            self.tap.sent(message)
         try:
             self.sock.send_multipart([self.routing_id, encode(message)], _NOBLOCK)
         except zmq.ZMQError as exc:
@@ -101,12 +105,18 @@ class Peer:
                 continue
             if len(frames) != 2:
                 self.violation = f"message of {len(frames) - 1} frames (one frame per message)"
+                if self.tap is not None:
+                    self.tap.garbage(b"".join(frames[1:]), self.violation)
                 continue
             try:
                 _, message = decode_from_bot(frames[1])
             except ProtocolError as exc:
-                self.violation = str(exc)
+                self.violation = f"{exc}; the frame was {quote_bytes(frames[1])}"
+                if self.tap is not None:
+                    self.tap.garbage(frames[1], str(exc))
                 continue
+            if self.tap is not None:
+                self.tap.received(message)
             self.inbox.append(message)
 
     def _admit(self, frames: list[bytes]) -> None:
@@ -124,6 +134,8 @@ class Peer:
             return
         self.routing_id = frames[0]
         self.name = str(message.get("name", ""))[:100]
+        if self.tap is not None:
+            self.tap.received(message)
         self.send({"type": "welcome", "protocol": PROTOCOL_VERSION})
 
     def close(self) -> None:

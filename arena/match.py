@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -21,6 +22,7 @@ from arena.pascal import compile_module
 from arena.process import BotProcess, LaunchError, Limits, MachineError
 from arena.referee import MatchResult, Player, Referee
 from arena.stdio import StdioPeer
+from arena.trace import Tracer
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,7 @@ class MatchPlan:
     log_path: str | os.PathLike[str] | None = None
     limits: Limits = field(default_factory=Limits)
     sandbox: Sandbox = Sandbox.AUTO
+    trace_path: str | os.PathLike[str] | None = None  # --trace: every message both ways
 
 
 def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.AUTO,
@@ -57,7 +60,7 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
     """
     if spec.kind == BotKind.PASCAL:
         try:
-            binary = compile_module(Path(spec.target))
+            binary = compile_module(Path(spec.target), sandbox=sandbox)
             spec = replace(spec, argv=(*spec.argv, *binary), files=os.path.dirname(binary[-1]))
         except LaunchError as exc:
             return Player(spec.name, StdioPeer(BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)),
@@ -115,9 +118,11 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
         hub.close()
         raise
     writer: LogWriter | NullLog = LogWriter(plan.log_path) if plan.log_path else NullLog()
+    tracer: Tracer | None = None
     try:
+        tracer = Tracer(plan.trace_path) if plan.trace_path else None
         referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
-                          plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply)
+                          plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply, tracer=tracer)
         result = referee.run()
         if result.offender is not None and result.reason != "resigned":
             failed = players[result.offender].process
@@ -130,10 +135,20 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
                 writer.write({"kind": "output", "seat": seat, "text": player.process.output.text()})
         writer.close()
         hub.close()
+        if tracer is not None:
+            tracer.close()
     return result
 
 
 def default_log_path(game: str, seed: int, directory: str | os.PathLike[str] = "logs") -> Path:
-    """Where `arena match` writes its log when --log is not given."""
+    """Where `arena match` writes its log when --log is not given: a new name every time."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return Path(directory) / f"{game}-{stamp}-seed{seed}.msgpack"
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    while True:
+        path = folder / f"{game}-{stamp}-seed{seed}-{secrets.token_hex(3)}.msgpack"
+        try:  # claim the name now: two matches started in the same second never share a log
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            return path
+        except FileExistsError:
+            continue

@@ -122,6 +122,19 @@ def bot_environment(workdir: str, endpoint: str, token: str) -> dict[str, str]:
     return env
 
 
+def preflight(spec: BotSpec, sandbox: Sandbox) -> None:
+    """LaunchError when a bot cannot start at all: missing or non-executable program, closed files.
+
+    Checked before the first move, so that a bad spec is a usage error and not a played match.
+    """
+    if spec.argv and shutil.which(spec.argv[0]) is None:
+        what = "not executable" if os.path.exists(spec.argv[0]) else "no such program"
+        raise LaunchError(f"{spec.text}: {what}: {spec.argv[0]}")
+    isolation = resolve_sandbox(sandbox)
+    if isolation.own_uid and spec.argv:
+        BotProcess(spec, "", "", sandbox=sandbox)._check_reachable(isolation, spec.files or own_files_dir(spec.argv))
+
+
 def _lease_uid() -> uids.UidLease:
     """A uid of the pool, waiting with back-off while all are in use (other workers free theirs)."""
     for attempt in range(LAUNCH_RETRIES):

@@ -22,6 +22,7 @@ from arena.hub import Peer
 from arena.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog, position_fingerprint
 from arena.process import BotProcess
 from arena.stdio import StdioPeer
+from arena.trace import Tracer, TraceTap
 from protocol.messages import Reason
 
 log = logging.getLogger(__name__)
@@ -119,6 +120,7 @@ class Referee:
         log_writer: LogWriter | NullLog | None = None,
         message_quota: int = MESSAGE_QUOTA,
         on_ply: Any = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self.players = players
         self.game = game
@@ -141,6 +143,8 @@ class Referee:
         self._watch: dict[Any, tuple[str, int]] = {}
         self._dead: set[int] = set()
         for seat, player in enumerate(players):
+            via = "stdio" if isinstance(player.peer, StdioPeer) else "zmq"
+            player.peer.tap = TraceTap(tracer, match_id, seat, via) if tracer is not None else None
             for item, what in player.peer.watch():
                 self._watch[item] = (what, seat)
             process = player.process

@@ -13,6 +13,7 @@ from collections import deque
 from typing import Any
 
 from arena.process import BotProcess
+from arena.trace import QUOTE_LIMIT, TraceTap, quote_bytes
 from protocol.codec import ProtocolError, check_message, decode_json_line, encode_json_line
 from protocol.messages import BOT_TYPES, MAX_MESSAGE_BYTES
 
@@ -33,6 +34,7 @@ class StdioPeer:
         self.name = process.spec.name
         self.inbox: deque[dict[str, Any]] = deque()
         self.violation = ""
+        self.tap: TraceTap | None = None  # the --trace of the match this peer now plays
         self.disconnected = False
         self.received = 0
         self.ignored = 0
@@ -53,6 +55,8 @@ class StdioPeer:
         if fd < 0:
             return False
         data = encode_json_line(message)
+        if self.tap is not None:
+            self.tap.sent(message)
         try:
             written = os.write(fd, data)
         except (BlockingIOError, BrokenPipeError, OSError) as exc:
@@ -91,7 +95,10 @@ class StdioPeer:
             end = self._partial.find(b"\n")
             if end < 0:
                 if len(self._partial) > MAX_MESSAGE_BYTES:  # an endless line is cut at the limit
-                    self.violation = f"line longer than {MAX_MESSAGE_BYTES} bytes"
+                    self.violation = (f"line longer than {MAX_MESSAGE_BYTES} bytes; it began "
+                                      f"{quote_bytes(bytes(self._partial[:QUOTE_LIMIT + 1]))}")
+                    if self.tap is not None:
+                        self.tap.garbage(bytes(self._partial), self.violation)
                     self._partial.clear()
                 return
             line = bytes(self._partial[:end])
@@ -103,8 +110,12 @@ class StdioPeer:
                 message = decode_json_line(line)
                 check_message(message, BOT_TYPES)
             except ProtocolError as exc:
-                self.violation = f"stdio: {exc}"
+                self.violation = f"stdio: {exc}; the line was {quote_bytes(line)}"
+                if self.tap is not None:
+                    self.tap.garbage(line, str(exc))
                 return
+            if self.tap is not None:
+                self.tap.received(message)
             self.inbox.append(message)
 
     def close(self) -> None:

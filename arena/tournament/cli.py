@@ -38,6 +38,8 @@ def register(subparsers: Any) -> None:
                    help="Dask scheduler, e.g. tcp://host:8786 (implies --executor dask; without it, "
                         "--executor dask starts a local cluster)")
     t.add_argument("--quiet", action="store_true", help="no progress bar and no tables (for scripts)")
+    t.add_argument("--trace", metavar="FILE", type=Path,
+                   help="append every message between the referee and the bots to FILE (JSON lines)")
     t.set_defaults(func=cmd_tournament)
 
     s = subparsers.add_parser("standings", help="print (and rewrite) the standings of a tournament directory")
@@ -92,7 +94,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         else:
             out = run_directory(config.output_dir(), args.resume)
         options = RunOptions(out=out, resume=args.resume, executor=executor, scheduler=args.scheduler,
-                             workers=args.workers, quiet=args.quiet)
+                             workers=args.workers, quiet=args.quiet, trace=args.trace)
         try:
             coordinator = Coordinator(config, options)
         except (TournamentError, StoreError) as exc:

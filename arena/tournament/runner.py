@@ -12,7 +12,7 @@ import logging
 import os
 import time
 from collections import Counter, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -68,6 +68,7 @@ class RunOptions:
     scheduler: str | None = None
     workers: int | None = None
     quiet: bool = False
+    trace: Path | None = None  # every message of every match, appended to this file
 
 
 def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) -> ResultsStore:
@@ -108,12 +109,16 @@ def make_plan(config: TournamentConfig, out: Path, ship_logs: bool) -> RunnerPla
 def make_executor(config: TournamentConfig, options: RunOptions, out: Path) -> Executor:
     """The executor the options ask for."""
     workers = options.workers or config.concurrency or default_concurrency()
+    trace = str(options.trace.resolve()) if options.trace else None
     if options.executor == "local":
-        return LocalExecutor(make_plan(config, out, ship_logs=False), workers, config.pin_cpus)
+        plan = replace(make_plan(config, out, ship_logs=False), trace_path=trace)
+        return LocalExecutor(plan, workers, config.pin_cpus)
     if options.executor == "dask":
         from arena.tournament.dask_executor import DaskExecutor
 
-        return DaskExecutor(make_plan(config, out, ship_logs=True), options.scheduler, workers)
+        # Dask workers append to the same path on their own hosts.
+        return DaskExecutor(replace(make_plan(config, out, ship_logs=True), trace_path=trace), options.scheduler,
+                            workers)
     raise TournamentError(f"unknown executor {options.executor!r} (local or dask)")
 
 

@@ -35,6 +35,7 @@ from arena.process import Limits
 from arena.referee import MatchResult, Player, Referee
 from arena.tournament.config import BotEntry
 from arena.tournament.schedule import MatchTask
+from arena.trace import Tracer
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,7 @@ class RunnerPlan:
     log_dir: str | None = None  # absolute; None writes no logs
     ship_logs: bool = False  # return log bytes with the record (remote workers) instead of a file
     max_idle: int = 64  # idle bot processes kept per runner; the least recently used go first
+    trace_path: str | None = None  # --trace: every message of every match, appended (absolute)
 
 
 @dataclass
@@ -200,6 +202,7 @@ class MatchRunner:
         self.pool = BotPool(plan, self.hub)
         self.name = worker_name()
         self.last_used = time.monotonic()
+        self.tracer = Tracer(plan.trace_path) if plan.trace_path else None
 
     def run(self, task: MatchTask) -> MatchRecord:
         """Play one match; bot failures are results, never exceptions."""
@@ -217,7 +220,7 @@ class MatchRunner:
         keep = [False] * len(players)  # an exception mid-match leaves every bot suspect
         try:
             referee = Referee(players, self.game, self.plan.setups[task.setup], task.seed,
-                              self.plan.clock, task.match, writer)
+                              self.plan.clock, task.match, writer, tracer=self.tracer)
             result = referee.run()
             keep = [True] * len(players)
             if result.offender is not None and result.reason in REPLACE_REASONS:
@@ -253,6 +256,8 @@ class MatchRunner:
         """Stop every bot and close the sockets."""
         self.pool.close()
         self.hub.close()
+        if self.tracer is not None:
+            self.tracer.close()
 
 
 def _output_mark(player: Player) -> int:
