@@ -61,7 +61,9 @@ def register(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--bot-budget-ms", type=positive_int, default=BOT_BUDGET_MS, help="each bot's time for the whole game")
     p.add_argument("--watch", nargs="+", metavar="BOT", help="watch these bots play each other instead")
     p.add_argument("--delay-ms", type=non_negative_int, default=DEFAULT_DELAY_MS, help="pause after each move when watching")
-    p.add_argument("--log", metavar="PATH", help="where to save the log (default logs/play-GAME-TIME-seedN.msgpack)")
+    p.add_argument("--log", metavar="PATH", help="where to save the log (default logs/play-GAME-TIME-seedN-ID.msgpack)")
+    p.add_argument("--trace", metavar="FILE",
+                   help="append every message between the referee and the bots to FILE (JSON lines)")
     p.add_argument("--color", "--colour", choices=["auto", "always", "never"], default="auto",
                    help="colours: auto = on a terminal without NO_COLOR")
     p.set_defaults(func=cmd_play)
@@ -132,7 +134,8 @@ def _play(args: argparse.Namespace) -> int:
     view = view_for(game.name, term, names, [human])
     log_path = Path(args.log) if args.log else default_log_path(f"play-{game.name}", seed)
     term.say(_lineup(game, seed, view, seats))
-    session = PlaySession(game, setup, seed, seats, view, log_path, f"play-{game.name}-{seed}")
+    session = PlaySession(game, setup, seed, seats, view, log_path, f"play-{game.name}-{seed}",
+                          trace_path=args.trace)
     try:
         result = session.run()
     except KeyboardInterrupt:  # Ctrl-C twice: the game was left at once, its log still written
@@ -219,7 +222,7 @@ def _watch(args: argparse.Namespace, game: Game, term: Terminal, seed: int) -> i
         time.sleep(delay)
 
     log_path = Path(args.log) if args.log else default_log_path(f"watch-{game.name}", seed)
-    plan = MatchPlan(game, specs, setup, seed, clock, f"watch-{game.name}-{seed}", log_path)
+    plan = MatchPlan(game, specs, setup, seed, clock, f"watch-{game.name}-{seed}", log_path, trace_path=args.trace)
     result = play_match(plan, on_ply=show)
     _finish(view, term, result, shown, result.plies, log_path)
     return EXIT_OK

@@ -39,6 +39,7 @@ from arena.play_log import GameRecord, RecordingLog, check_log
 from arena.play_ui import COMMAND_HELP, Command, View
 from arena.process import Limits
 from arena.referee import MatchResult, Player, Referee
+from arena.trace import Tracer
 from protocol.codec import ProtocolError, decode_from_referee, encode
 from protocol.messages import PROTOCOL_VERSION
 
@@ -111,7 +112,8 @@ class PlaySession:
     """One game of a person against bots (or alone), in segments, with one stitched log."""
 
     def __init__(self, game: Game, setup: dict[str, Any], seed: int, seats: list[SeatPlan], view: View,
-                 log_path: Path, match_id: str, limits: Limits | None = None) -> None:
+                 log_path: Path, match_id: str, limits: Limits | None = None,
+                 trace_path: str | None = None) -> None:
         self.game = game
         self.setup = setup
         self.seed = seed
@@ -121,6 +123,7 @@ class PlaySession:
         self.log_path = log_path
         self.match_id = match_id
         self.limits = limits or Limits()
+        self.trace_path = trace_path  # --trace: every message both ways
         self.humans = [i for i, s in enumerate(seats) if s.spec is None]
         self.mode = undo_mode(game, len(seats) - len(self.humans))
         self.record = GameRecord()
@@ -140,6 +143,7 @@ class PlaySession:
     def run(self) -> MatchResult:
         """Play the game to its end; the log is written whatever happens."""
         hub = Hub()
+        self.tracer = Tracer(self.trace_path) if self.trace_path else None
         try:
             self._launch(hub)
             self.term.say(self.view.intro(self.state))
@@ -162,6 +166,8 @@ class PlaySession:
                        if p.process is not None and p.process.output.data}
             shutdown(hub, self.players)
             hub.close()
+            if self.tracer is not None:
+                self.tracer.close()
             if self.record.header is not None:  # a game cut short leaves a truncated log
                 self.record.write(self.log_path, outputs)
 
@@ -188,7 +194,8 @@ class PlaySession:
         def referee() -> None:
             try:
                 box["result"] = Referee(self.players, self.game, setup, self.seed, clocks, match_id, recorder,
-                                        on_ply=lambda _state, seat, move: self.plies.put((seat, move))).run()
+                                        on_ply=lambda _state, seat, move: self.plies.put((seat, move)),
+                                        tracer=self.tracer).run()
             except BaseException as exc:  # noqa: BLE001 - handed to the main thread, raised there
                 box["error"] = exc
 

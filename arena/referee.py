@@ -91,6 +91,7 @@ class MatchResult:
             "ranks": self.ranks,
             "reason": self.reason,
             "offender": self.offender,
+            "detail": self.detail,
             "plies": self.plies,
             "log": self.log,
         }
