@@ -102,7 +102,7 @@ def resolve_sandbox(mode: Sandbox) -> Isolation:
             raise SandboxError("--sandbox uid needs root (to give each bot its own uid)")
         return Isolation(Sandbox.NONE, False, f"sandbox auto: none available ({bwrap_works()}; not root, "
                          "so no uids of their own): bots run as your user")
-    note = "each bot as its own uid, with no capabilities, no namespaces"
+    note = "each bot as its own uid, with no capabilities and no network (no file-system or pid namespace)"
     if mode == Sandbox.UID:
         return Isolation(Sandbox.UID, True, f"sandbox uid: {note}")
     blocked = unreachable(sys.executable)
