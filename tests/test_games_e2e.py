@@ -37,7 +37,7 @@ def test_match_show_and_json_for_every_game(tmp_path: Path, game: str, bots: lis
     shown = arena("match", game, *bots, *sets, "--seed", "3", "--show", "--log", str(log))
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.count("chose") >= 1
-    out = arena("match", game, *bots, *sets, "--seed", "3", "--json", "--log", str(log))
+    out = arena("match", game, *bots, *sets, "--seed", "3", "--json", "--log", str(log), "--force")
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert len(result["scores"]) == len(result["ranks"]) == len(bots)
