@@ -99,8 +99,9 @@ def cmd_match(args: argparse.Namespace) -> int:
             print(f"\n{names[seat]} (seat {seat}) chose {game.render_move(move)}.", flush=True)
             print(state.render(), flush=True)
 
+    from arena.signing import user_key  # the log is signed with the user's key (protocol/LOGS.md)
     plan = MatchPlan(game, bots, setup, seed, clock, f"{game.name}-{seed}", log_path, limits, sandbox,
-                     trace_path=args.trace)
+                     trace_path=args.trace, log_key=user_key(create=True))
     announce(sandbox)
     try:
         result = play_match(plan, on_ply=show)

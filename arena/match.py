@@ -48,6 +48,7 @@ class MatchPlan:
     limits: Limits = field(default_factory=Limits)
     sandbox: Sandbox = Sandbox.AUTO
     trace_path: str | os.PathLike[str] | None = None  # --trace: every message both ways
+    log_key: bytes | None = field(default=None, repr=False)  # signs the log (arena/signing.py); None: unsigned
 
 
 def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.AUTO,
@@ -117,7 +118,7 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
         shutdown(hub, players, 0.0)
         hub.close()
         raise
-    writer: LogWriter | NullLog = LogWriter(plan.log_path) if plan.log_path else NullLog()
+    writer: LogWriter | NullLog = LogWriter(plan.log_path, plan.log_key) if plan.log_path else NullLog()
     tracer: Tracer | None = None
     try:
         tracer = Tracer(plan.trace_path) if plan.trace_path else None

@@ -3,7 +3,8 @@
 msgpack because the referee already speaks it, a record is a few dozen bytes, and a stream
 of records needs no framing: a crash leaves every record written so far readable, and a cut
 record at the tail is detected as truncation. `arena replay LOG --json` gives the readable
-form, which read_log accepts as well. The format is described in protocol/LOGS.md.
+form, which read_log accepts as well. The format is described in protocol/LOGS.md; given a
+key, the writer signs every record (arena/signing.py), and readers skip the mac records.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from typing import Any, BinaryIO
 import msgpack
 
 from arena.games import GameError, State, UnknownGame, get_game
+from arena.signing import MAC_KIND, MacChain, key_id, mac_record
 
 log = logging.getLogger(__name__)
 
-LOG_FORMAT = 2  # the format this module writes
-READ_FORMATS = (1, 2)  # the formats read_log accepts
+LOG_FORMAT = 3  # the format this module writes
+READ_FORMATS = (1, 2, 3)  # the formats read_log accepts
 MAGIC = "arena-match-log"
 OUTPUT_LIMIT = 32 * 1024  # characters of one seat's output kept (the tail), as the process keeps bytes
 MAX_LOG_BYTES = 256 * 2**20  # a log larger than this is refused rather than loaded
@@ -35,13 +37,14 @@ MAX_LOG_BYTES = 256 * 2**20  # a log larger than this is refused rather than loa
 # carries the names (its `layout`), so a reader without protocol/LOGS.md sees the shape;
 # read_log checks the types, so a hand-edited log fails with a message, not a KeyError.
 NUM, INT, STR, LIST, MAP, ANY, OPT_INT = "num", "int", "str", "list", "map", "any", "int|nil"
+BOOL, BIN = "bool", "bin"
 FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "header": (
         ("magic", STR, True), ("format", INT, True), ("match", STR, True), ("game", STR, True),
         ("game_version", INT, True), ("setup", MAP, True), ("seed", INT, True),
         ("players", INT, True), ("seats", LIST, True), ("clock", MAP, True),
         ("started", STR, False), ("writer", STR, False), ("layout", MAP, False),
-        ("seat_clocks", LIST, False),
+        ("seat_clocks", LIST, False), ("signed", BOOL, False), ("key_id", STR, False),
     ),
     "event": (("ply", INT, True), ("event", LIST, True)),
     "ready": (("seat", INT, True), ("time_ms", NUM, True), ("clock", NUM, True)),
@@ -59,6 +62,7 @@ FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     ),
     "output": (("seat", INT, True), ("text", STR, True)),
     "end": (("records", INT, True),),
+    MAC_KIND: (("mac", BIN, True),),
 }
 LAYOUT = {kind: [name for name, _, _ in fields] for kind, fields in FIELDS.items()}
 
@@ -91,10 +95,14 @@ class LogWriter:
     The referee hands it plain records; the writer adds what the format asks of a writer:
     the layout in the header, the position fingerprint of every move (from its own copy of
     the game, fed the same moves), a bound on bot output, and the closing `end` record.
+    With a key it signs the log: the header names the key and every record is followed by
+    its mac (arena/signing.py).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], key: bytes | None = None) -> None:
         self.path = Path(path)
+        self._chain = MacChain(key) if key is not None else None  # before the file: a bad key leaves none
+        self._key_id = key_id(key) if key is not None else ""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Unbuffered: every record is one write(2), so a crash keeps every record written.
         self._file: BinaryIO | None = open(self.path, "wb", buffering=0)
@@ -108,7 +116,10 @@ class LogWriter:
             raise LogError(f"{self.path}: log already closed")
         kind = record.get("kind")
         if kind == "header":
-            record = {**record, "format": LOG_FORMAT, "writer": _writer_version(), "layout": LAYOUT}
+            record = {**{k: v for k, v in record.items() if k != "key_id"}, "format": LOG_FORMAT,
+                      "writer": _writer_version(), "layout": LAYOUT, "signed": self._chain is not None}
+            if self._chain is not None:
+                record["key_id"] = self._key_id
             self._shadow = self._start_shadow(record)
         elif kind == "move" and "pos" in record:
             self._shadow = None  # the writer's caller (the referee) fingerprints its own state
@@ -120,8 +131,21 @@ class LogWriter:
             text = str(record["text"])
             record = {**record, "text": f"[{len(text) - OUTPUT_LIMIT} earlier characters dropped]\n"
                                         + text[-OUTPUT_LIMIT:]}
-        self._file.write(self._packer.pack(record))
+        self._emit(self._packer.pack(record))
         self._count += 1
+
+    def _emit(self, data: bytes) -> None:
+        """Write one record's bytes, followed by its mac when signing, in one write(2)."""
+        assert self._file is not None  # narrowing: callers check
+        if self._chain is not None:
+            # The mac goes out with its record: a crash cannot separate them (short of a short write).
+            data += self._packer.pack(mac_record(self._chain.next(data)))
+        view = memoryview(data)
+        while view:  # a regular file takes everything at once (a full disk raises)
+            written = self._file.write(view)
+            if not written:
+                raise OSError(f"{self.path}: nothing written")
+            view = view[written:]
 
     def _start_shadow(self, header: Mapping[str, Any]) -> State | None:
         try:
@@ -147,10 +171,25 @@ class LogWriter:
         """Write the closing `end` record and close the file (idempotent)."""
         if self._file is not None:
             try:
-                self._file.write(self._packer.pack({"kind": "end", "records": self._count}))
+                self._emit(self._packer.pack({"kind": "end", "records": self._count}))
             finally:
                 self._file.close()
                 self._file = None
+
+
+def output_records(outputs: Mapping[int, str]) -> list[dict[str, Any]]:
+    """The `output` records of every seat that wrote anything, by seat."""
+    return [{"kind": "output", "seat": seat, "text": text} for seat, text in sorted(outputs.items()) if text]
+
+
+def write_log(path: str | os.PathLike[str], records: Iterable[dict[str, Any]], key: bytes | None = None) -> None:
+    """Write a whole log from its records (the writer adds the `end`), signed when a key is given."""
+    writer = LogWriter(path, key)
+    try:
+        for record in records:
+            writer.write(record)
+    finally:
+        writer.close()
 
 
 class NullLog:
@@ -217,6 +256,10 @@ def _type_ok(value: Any, kind: str) -> bool:
         return isinstance(value, (list, tuple))
     if kind == MAP:
         return isinstance(value, dict)
+    if kind == BOOL:
+        return isinstance(value, bool)
+    if kind == BIN:
+        return isinstance(value, bytes)
     return True
 
 
@@ -250,6 +293,8 @@ def from_records(records: Iterable[Any], source: str, cut: str = "") -> MatchLog
     for index, record in enumerate(items, start=1):
         check_record(record, index, source)
         kind = record["kind"]
+        if kind == MAC_KIND:
+            continue  # the signature's; arena/signing.py checks them
         if ended:
             raise LogError(f"{source}: record {index} ({kind}) after the end record")
         if kind == "end":
@@ -326,13 +371,17 @@ def parse_log(data: bytes, source: str = "<log>") -> MatchLog:
     return _from_msgpack(data, source)
 
 
-def read_log(path: str | os.PathLike[str]) -> MatchLog:
-    """Read a log file: the msgpack stream, or the JSON dump of `arena replay --json`."""
+def read_log_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A log file's bytes (for parse_log and the signature check); LogError when unreadable or too large."""
     path = Path(path)
     try:
         if path.stat().st_size > MAX_LOG_BYTES:
             raise LogError(f"{path}: larger than {MAX_LOG_BYTES >> 20} MiB")
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise LogError(f"cannot read {path}: {exc.strerror}") from None
-    return parse_log(data, str(path))
+
+
+def read_log(path: str | os.PathLike[str]) -> MatchLog:
+    """Read a log file: the msgpack stream, or the JSON dump of `arena replay --json`."""
+    return parse_log(read_log_bytes(path), str(path))

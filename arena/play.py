@@ -24,6 +24,7 @@ from arena.cli import EXIT_OK, EXIT_USAGE, CliError, resolve_setup
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, State, UnknownGame, get_game
 from arena.match import MatchPlan, default_log_path, play_match
+from arena.signing import user_key
 from arena.play_session import PlaySession, SeatPlan
 from arena.play_ui import Terminal, View, colour_wanted, view_for
 from arena.plugins import bots_for
@@ -222,7 +223,8 @@ def _watch(args: argparse.Namespace, game: Game, term: Terminal, seed: int) -> i
         time.sleep(delay)
 
     log_path = Path(args.log) if args.log else default_log_path(f"watch-{game.name}", seed)
-    plan = MatchPlan(game, specs, setup, seed, clock, f"watch-{game.name}-{seed}", log_path, trace_path=args.trace)
+    plan = MatchPlan(game, specs, setup, seed, clock, f"watch-{game.name}-{seed}", log_path, trace_path=args.trace,
+                     log_key=user_key(create=True))
     result = play_match(plan, on_ply=show)
     _finish(view, term, result, shown, result.plies, log_path)
     return EXIT_OK

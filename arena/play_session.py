@@ -35,10 +35,12 @@ from arena.clock import ClockSettings
 from arena.games import Game, GameError, Move, State
 from arena.hub import Hub, Peer
 from arena.match import launch_player, shutdown
+from arena.matchlog import output_records, write_log
 from arena.play_log import GameRecord, RecordingLog, check_log
 from arena.play_ui import COMMAND_HELP, Command, View
 from arena.process import Limits
 from arena.referee import MatchResult, Player, Referee
+from arena.signing import user_key
 from arena.trace import Tracer
 from protocol.codec import ProtocolError, decode_from_referee, encode
 from protocol.messages import PROTOCOL_VERSION
@@ -168,8 +170,8 @@ class PlaySession:
             hub.close()
             if self.tracer is not None:
                 self.tracer.close()
-            if self.record.header is not None:  # a game cut short leaves a truncated log
-                self.record.write(self.log_path, outputs)
+            if self.record.header is not None:  # a game cut short leaves a truncated log (signed: LOGS.md)
+                write_log(self.log_path, [*self.record.records(), *output_records(outputs)], user_key(create=True))
 
     def verify_log(self) -> str | None:
         """None when the written log verifies, else why it does not."""

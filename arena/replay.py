@@ -8,13 +8,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from arena.clock import ClockError, ClockSettings
+from arena.clock import ClockError, ClockMode, ClockSettings
 from arena.games import GameError, State, UnknownGame, get_game
 from arena.matchlog import MatchLog, position_fingerprint
 from arena.referee import offender_last
 
 FAILURE_REASONS = {"timeout", "illegal", "crash", "protocol"}
 CLOCK_TOLERANCE_MS = 0.01  # the referee rounds clocks and times to 0.001 ms
+ROUNDING_MS = 0.001  # per logged time: each is rounded to 0.001 ms, the total as well
+# Endings after which the offender may have used time no record charges: its illegal move,
+# the reply it sent before breaking the protocol, the turn it ran out of time in, and a
+# resignation written by an arena older than the `resign` record.
+UNLOGGED_TIME_REASONS = frozenset({"timeout", "illegal", "protocol", "resigned"})
 
 
 @dataclass
@@ -126,6 +131,7 @@ def _simulate(log: MatchLog) -> tuple[State, int, int | None, int | None]:
     ply = 0
     illegal_seat: int | None = None
     resigned_seat: int | None = None  # a seat that answered its turn with `resign`
+    ready: set[int] = set()  # the seats that answered init
     matched = False  # a fingerprint agreed: the engine describes positions as the writer's did
     for record in log.records:
         kind = record["kind"]
@@ -133,6 +139,10 @@ def _simulate(log: MatchLog) -> tuple[State, int, int | None, int | None]:
             raise Disagreement(ply + 1, f"a {kind} record after the illegal move that ended the match")
         if resigned_seat is not None and kind in ("move", "event", "illegal", "resign"):
             raise Disagreement(ply + 1, f"a {kind} record after the resignation that ended the match")
+        if not ply and kind in ("move", "illegal", "resign") and len(ready) < len(clocks.left):
+            # The referee sends the first turn only once every seat answered init.
+            missing = sorted(set(range(len(clocks.left))) - ready)
+            raise Disagreement(1, f"a {kind} record, but seat(s) {missing} never answered init")
         if kind == "event":
             if not expected:
                 raise Disagreement(ply, f"referee event {_short(record['event'])} was never generated "
@@ -146,7 +156,10 @@ def _simulate(log: MatchLog) -> tuple[State, int, int | None, int | None]:
         elif kind == "ready":
             if ply:
                 raise Disagreement(ply, f"ready of seat {record['seat']} after the first move")
+            if record["seat"] in ready:
+                raise Disagreement(ply, f"seat {record['seat']} answered init twice")
             clocks.ready(record, ply)
+            ready.add(record["seat"])
         elif kind == "move":
             if expected:
                 raise Disagreement(ply, f"referee event {_short(expected[0])} missing before ply {ply + 1}")
@@ -243,7 +256,74 @@ def _check_result(log: MatchLog, state: State, plies: int, illegal_seat: int | N
         raise Disagreement(plies, f"result: scores {result['scores']!r}, re-simulation gives {scores!r}")
     if list(result["ranks"]) != ranks:
         raise Disagreement(plies, f"result: ranks {result['ranks']!r}, re-simulation gives {ranks!r}")
+    if not any(r["kind"] == "undo" for r in log.records):
+        # `arena play` stitches a game taken back from its segments: the time of the moves taken
+        # back, and of re-initialising, stays in time_used_ms, and a segment's init can fail.
+        _check_times(log, state, plies, reason, offender)
     return f"verified: {plies} plies, reason {reason}, scores {scores}"
+
+
+def _check_times(log: MatchLog, state: State, plies: int, reason: str, offender: Any) -> None:
+    """The result's times against the records: what each seat used, and a timeout's deadline.
+
+    The referee adds to a seat's time_used_ms exactly the time it charges, and logs every
+    charge (ready, move, resign) except the offender's last (illegal move, the reply before a
+    protocol violation, the turn it ran out of time in); a timeout waits for the seat asked.
+    """
+    result = log.result
+    assert result is not None  # narrowing: only called with a result
+    players = log.header["players"]
+    ready = {r["seat"] for r in log.records if r["kind"] == "ready"}
+    failed = offender if isinstance(offender, int) and reason in UNLOGGED_TIME_REASONS else None
+    if reason == "timeout" and failed in ready:
+        # The seat had answered init: it can only have run out of time on its move.
+        if len(ready) < players:
+            raise Disagreement(plies, f"result: timeout of seat {failed}, which had answered init, while "
+                                      f"seat(s) {sorted(set(range(players)) - ready)} had not")
+        if state.to_move() != failed:
+            raise Disagreement(plies, f"result: timeout of seat {failed}, but seat {state.to_move()} was to move")
+    if "time_used_ms" not in result:
+        if log.format >= 3:
+            raise Disagreement(plies, "result: no time_used_ms (every format-3 writer records it)")
+        return
+    used = result["time_used_ms"]
+    if not (isinstance(used, list) and len(used) == players
+            and all(isinstance(u, (int, float)) and not isinstance(u, bool) for u in used)):
+        raise Disagreement(plies, f"result: time_used_ms {used!r:.80} is not one number per seat")
+    charged = [0.0] * players
+    counts = [0] * players
+    for record in log.records:
+        if record["kind"] in ("ready", "move", "resign") and 0 <= record["seat"] < players:
+            charged[record["seat"]] += float(record["time_ms"])
+            counts[record["seat"]] += 1
+    # The reply the seat to move sent may be charged and then dropped by another seat's protocol failure.
+    loose = {failed, state.to_move()} if reason == "protocol" else {failed}
+    for seat in range(players):
+        slack = ROUNDING_MS * (counts[seat] + 2)
+        extra = used[seat] - charged[seat]
+        if extra < -slack or (extra > slack and seat not in loose):
+            raise Disagreement(plies, f"result: seat {seat} used {used[seat]} ms in all, but its records "
+                                      f"charge {charged[seat]:.3f} ms")
+    if reason == "timeout" and failed is not None:
+        _check_timeout(log, plies, failed, used[failed] - charged[failed], ROUNDING_MS * (counts[failed] + 2))
+
+
+def _check_timeout(log: MatchLog, plies: int, seat: int, spent: float, slack: float) -> None:
+    """A timeout in wall-clock mode: the seat's last request lasted at least its allowance and margin."""
+    settings = header_clocks(log.header)[seat]
+    if settings.mode != ClockMode.WALL:
+        return  # cpu mode charges CPU time, and the wall cap can strike first
+    left = float(settings.budget_ms)
+    for record in log.records:
+        if record["kind"] == "ready" and record["seat"] == seat:
+            left = float(record["clock"])
+        elif record["kind"] == "move" and record["seat"] == seat:
+            left = float(record["clocks"][seat])
+    allowance = int(left if settings.move_cap_ms is None else min(left, settings.move_cap_ms))
+    # The clock is logged rounded to 0.001 ms: the allowance the referee sent can be 1 ms lower.
+    if spent < allowance - 1 + settings.margin_ms - slack:
+        raise Disagreement(plies, f"result: timeout of seat {seat} after {spent:.3f} ms, but it had "
+                                  f"{allowance} ms + {settings.margin_ms} ms margin")
 
 
 def verify(log: MatchLog) -> Verdict:

@@ -15,11 +15,14 @@ from arena.matchlog import (
     OUTPUT_LIMIT,
     LogError,
     LogWriter,
+    output_records,
     parse_log,
     position_fingerprint,
     read_log,
+    write_log,
 )
 from arena.replay import positions, verify
+from arena.signing import MAC_KIND, key_id
 from tests.viewer.matches import play
 
 DATA = Path(__file__).parent / "data"
@@ -48,11 +51,13 @@ def test_format1_log_still_loads_and_verifies() -> None:
     assert not verify(parse_log(json.dumps(data).encode())).ok
 
 
-def test_written_log_is_format_2_with_layout_fingerprints_and_end(blocking_log: Path) -> None:
+def test_written_log_is_format_3_with_layout_fingerprints_and_end(blocking_log: Path) -> None:
     records = records_of(blocking_log)
     header = records[0]
-    assert header["kind"] == "header" and header["magic"] == MAGIC and header["format"] == LOG_FORMAT == 2
+    assert header["kind"] == "header" and header["magic"] == MAGIC and header["format"] == LOG_FORMAT == 3
     assert header["layout"] == LAYOUT and header["writer"].startswith("arena")
+    assert header["signed"] is False and "key_id" not in header  # written without a key: no mac records
+    assert "mac" not in {r["kind"] for r in records}
     assert records[-1] == {"kind": "end", "records": len(records) - 1}
     kinds = [r["kind"] for r in records]
     assert kinds.index("result") > max(i for i, k in enumerate(kinds) if k == "move")
@@ -153,3 +158,33 @@ def test_writer_bounds_output_and_closes_once(tmp_path: Path) -> None:
     log = read_log(path)
     assert log.output[0].startswith("[10 earlier characters dropped]")
     assert log.truncated and "no result" in log.truncation
+
+
+def test_signed_writer_follows_every_record_with_its_mac_and_readers_skip_them(blocking_log: Path,
+                                                                               tmp_path: Path) -> None:
+    plain = records_of(blocking_log)
+    signed = tmp_path / "signed.msgpack"
+    key = bytes(range(32))
+    write_log(signed, [r for r in plain if r["kind"] != "end"], key)
+    records = records_of(signed)
+    assert [r["kind"] for r in records[1::2]] == [MAC_KIND] * (len(records) // 2)
+    assert all(isinstance(r["mac"], bytes) and len(r["mac"]) == 32 for r in records[1::2])
+    body = records[::2]
+    assert body[0]["signed"] is True and body[0]["key_id"] == key_id(key) and body[0]["format"] == 3
+    assert body[-1] == {"kind": "end", "records": len(body) - 1}  # mac records are not counted
+    log = read_log(signed)
+    assert log.to_json_data()["records"] == read_log(blocking_log).to_json_data()["records"]
+    assert not log.truncated and verify(log).ok
+    # A keyless writer drops a key id it was handed (a re-written signed header stays truthful).
+    unsigned = tmp_path / "unsigned.msgpack"
+    write_log(unsigned, [body[0], *body[1:-1]])
+    header = records_of(unsigned)[0]
+    assert header["signed"] is False and "key_id" not in header
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        LogWriter(tmp_path / "short.msgpack", b"short")
+    assert not (tmp_path / "short.msgpack").exists()
+
+
+def test_output_records_keep_only_seats_that_wrote() -> None:
+    assert output_records({1: "b", 0: "a", 2: ""}) == [{"kind": "output", "seat": 0, "text": "a"},
+                                                       {"kind": "output", "seat": 1, "text": "b"}]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import subprocess
 import sys
 import time
@@ -13,13 +14,24 @@ from typing import Any
 
 import pytest
 
+import msgpack
+
+from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.matchlog import parse_log, read_log
 from arena.replay import render_replay, verify
 from arena.viewer.cli import run_replay
 from arena.viewer.rerun import seat_requests
 from tests.helpers import ROOT, badbot, run
+from tests.test_signing import cut_to_timeout, edit_move_time, split, timeout_as_crash
 from tests.viewer.matches import GAMES, play, play_with_events, snapshots
+
+NO_CONFIG = ROOT / "tests" / "no-such-config"  # XDG_CONFIG_HOME of the replays here: no user key, none made
+
+
+@pytest.fixture(autouse=True)
+def _no_user_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(NO_CONFIG))
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +53,7 @@ def moves_of(dump: dict[str, Any]) -> list[dict[str, Any]]:
 
 def replay(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "arena.cli", "replay", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+                          cwd=ROOT, timeout=120, env={**os.environ, "XDG_CONFIG_HOME": str(NO_CONFIG)})
 
 
 def replay_args(log: Path, **options: Any) -> argparse.Namespace:
@@ -241,3 +253,72 @@ def test_rerun_reads_json_dump(logs: dict[str, Path], tmp_path: Path, capsys: py
     dump.write_text(json.dumps(data))
     assert run_replay(replay_args(dump, bot=["1"])) == 1
     assert "DIFFERS ply 2" in capsys.readouterr().out
+
+
+# --- what a log says about time and failures must follow from its own records -------------
+
+QUICK = ClockSettings(budget_ms=300, margin_ms=50, startup_ms=5000)
+
+
+def failed_match(tmp_path: Path, mode: str, seat: int, clock: ClockSettings = QUICK) -> Path:
+    """A blocking match in which badbot MODE on seat fails (or not), logged without a key."""
+    path = tmp_path / f"{mode}-{seat}-{clock.mode}.msgpack"
+    bots = [badbot(mode), "random"] if seat == 0 else ["random", badbot(mode)]
+    run("blocking", bots, {"rows": 5, "cols": 5}, seed=2, clock=clock, log=path)
+    return path
+
+
+def reencoded(records: list[dict[str, Any]]) -> bytes:
+    return b"".join(msgpack.packb(r, use_bin_type=True) for r in records)
+
+
+@pytest.mark.parametrize(("mode", "seat", "clock"), [
+    ("hang", 1, QUICK), ("hang_at_init", 0, QUICK), ("spin", 0, ClockSettings(budget_ms=300, margin_ms=50, mode="cpu")),
+    ("hang", 0, ClockSettings(budget_ms=5000, move_cap_ms=120, increment_ms=7, margin_ms=30)),
+    ("crash_mid_game", 1, QUICK), ("crash_at_init", 1, QUICK), ("flood", 1, QUICK), ("malformed", 0, QUICK),
+    ("illegal", 1, QUICK), ("no_hello", 0, QUICK), ("twice", 0, QUICK),
+])
+def test_genuine_failure_logs_verify(tmp_path: Path, mode: str, seat: int, clock: ClockSettings) -> None:
+    log = read_log(failed_match(tmp_path, mode, seat, clock))
+    verdict = verify(log)
+    assert verdict.ok, verdict.message
+
+
+def test_forgeries_that_contradict_the_log_fail_without_a_key(tmp_path: Path) -> None:
+    timeout = failed_match(tmp_path, "hang", 1)
+    won = tmp_path / "won.msgpack"
+    run("blocking", ["maxblock", "random"], {"rows": 5, "cols": 6}, seed=3, log=won)
+    assert read_log(timeout).result["reason"] == "timeout" and read_log(won).result["reason"] == "blocked"
+    for path, forgery, message in [
+        (timeout, timeout_as_crash, "result: seat 1 used"),
+        (won, edit_move_time, "result: seat 0 used"),
+        (won, cut_to_timeout, "result: timeout of seat 0 after"),
+    ]:
+        body, _ = split(path.read_bytes())
+        forgery(body)
+        verdict = verify(parse_log(reencoded(body)))
+        assert not verdict.ok and message in verdict.message, (forgery.__name__, verdict.message)
+
+
+def test_timeout_and_init_contradictions_fail(tmp_path: Path) -> None:
+    body, _ = split(failed_match(tmp_path, "hang", 1).read_bytes())
+    result = next(r for r in body if r["kind"] == "result")
+    result["offender"] = 0  # seat 1 was to move
+    result["scores"], result["ranks"] = [0.0, 1.0], [2, 1]
+    verdict = verify(parse_log(reencoded(body)))
+    assert not verdict.ok and "timeout of seat 0, but seat 1 was to move" in verdict.message
+    body, _ = split(failed_match(tmp_path, "hang", 1).read_bytes())
+    ready = next(r for r in body if r["kind"] == "ready" and r["seat"] == 1)
+    body.remove(ready)
+    next(r for r in body if r["kind"] == "end")["records"] -= 1
+    verdict = verify(parse_log(reencoded(body)))
+    assert not verdict.ok and "seat(s) [1] never answered init" in verdict.message
+    body, _ = split(failed_match(tmp_path, "hang", 1).read_bytes())
+    body.insert(2, dict(body[1]))  # a second ready of the same seat
+    next(r for r in body if r["kind"] == "end")["records"] += 1
+    verdict = verify(parse_log(reencoded(body)))
+    assert not verdict.ok and "answered init twice" in verdict.message
+    body, _ = split(failed_match(tmp_path, "hang", 1).read_bytes())
+    del next(r for r in body if r["kind"] == "result")["time_used_ms"]
+    verdict = verify(parse_log(reencoded(body)))
+    assert not verdict.ok and "no time_used_ms" in verdict.message

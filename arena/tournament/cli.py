@@ -1,4 +1,4 @@
-"""The `arena tournament` and `arena standings` subcommands."""
+"""The `arena tournament`, `arena standings` and `arena verify` subcommands."""
 
 from __future__ import annotations
 
@@ -14,13 +14,15 @@ from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.errors import TournamentError
 from arena.tournament.report import STANDINGS_MD, terminal, write_reports
 from arena.tournament.runner import Coordinator, RunOptions, load_standings
-from arena.tournament.store import STORE_NAME, StoreError
+from arena.tournament.store import (FULL_ERRNOS, STORE_NAME, StoreError, StoreWriteError, is_write_failure,
+                                   write_failure)
+from arena.tournament.verify import NotResults, verify_directory
 
 EXIT_INTERRUPTED = 130
 
 
 def register(subparsers: Any) -> None:
-    """Add the `tournament` and `standings` subcommands to the `arena` parser."""
+    """Add the `tournament`, `standings` and `verify` subcommands to the `arena` parser."""
     t = subparsers.add_parser("tournament", help="run round-robin tournaments from TOML configs",
                               description="Run each CONFIG's tournament in turn; results go to its output "
                                           "directory (results/NAME unless the config or --out says otherwise).")
@@ -45,6 +47,16 @@ def register(subparsers: Any) -> None:
     s = subparsers.add_parser("standings", help="print (and rewrite) the standings of a tournament directory")
     s.add_argument("dir", metavar="DIR", help="a tournament's output directory")
     s.set_defaults(func=cmd_standings)
+
+    v = subparsers.add_parser("verify", help="check a tournament directory as a whole: store, logs, reports",
+                              description="Check that DIR's store holds one row per scheduled match, that every "
+                                          "played match's log is signed, re-simulates and agrees with its row, "
+                                          "and that the reports are what the store gives. Prints one line per "
+                                          "problem; exit 0: all holds, 1: problems, 2: not a results directory.")
+    v.add_argument("dir", metavar="DIR", help="a tournament's output directory")
+    v.add_argument("--jobs", type=positive_int, metavar="N",
+                   help="processes re-simulating logs (default: the cores, at most 8)")
+    v.set_defaults(func=cmd_verify)
 
 
 def run_directory(base: Path, resume: bool) -> Path:
@@ -97,14 +109,33 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                              workers=args.workers, quiet=args.quiet, trace=args.trace)
         try:
             coordinator = Coordinator(config, options)
+        except StoreWriteError as exc:  # the disk, not the input: exit 1 like a failure during the run
+            print(f"arena tournament: {config.name}: {write_failure(str(exc), exc)}", file=sys.stderr)
+            return EXIT_FAILED
         except (TournamentError, StoreError) as exc:
             raise CliError(str(exc)) from None
         except OSError as exc:
+            if exc.errno in FULL_ERRNOS:  # a full disk: exit 1 as during the run; anything else is a bad --out
+                print(f"arena tournament: {config.name}: cannot use output directory {out}: "
+                      f"{write_failure(str(exc.strerror), exc)}", file=sys.stderr)
+                return EXIT_FAILED
             raise CliError(f"cannot use output directory {out}: {exc.strerror}") from None
         try:
             standings = coordinator.run()
         except TournamentError as exc:
             print(f"arena tournament: {config.name}: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        except StoreError as exc:  # the store turned unwritable or unreadable during the run
+            text = write_failure(str(exc), exc) if isinstance(exc, StoreWriteError) else str(exc)
+            print(f"arena tournament: {config.name}: {text}", file=sys.stderr)
+            return EXIT_FAILED
+        except OSError as exc:
+            if not is_write_failure(exc):
+                raise
+            # Every result is in the store; only the reports (or a file beside them) could not be written.
+            what = f"cannot write {exc.filename}" if exc.filename else "cannot write the reports"
+            print(f"arena tournament: {config.name}: {write_failure(f'{what}: {exc.strerror}', exc)}",
+                  file=sys.stderr)
             return EXIT_FAILED
         except KeyboardInterrupt:
             print(f"arena tournament: {config.name}: interrupted; the results so far are kept in {out} "
@@ -124,6 +155,23 @@ def cmd_standings(args: argparse.Namespace) -> int:
         standings = load_standings(args.dir)
     except (TournamentError, StoreError) as exc:
         raise CliError(str(exc)) from None
-    write_reports(args.dir, standings)
+    try:
+        write_reports(args.dir, standings)
+    except OSError as exc:
+        where = exc.filename or args.dir
+        print(f"arena standings: error: cannot write {where}: {exc.strerror}", file=sys.stderr)
+        return EXIT_FAILED
     print(terminal(standings))
     return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Check a tournament directory as a whole: one line per problem, then a summary line."""
+    try:
+        report = verify_directory(args.dir, jobs=args.jobs)
+    except NotResults as exc:
+        raise CliError(str(exc)) from None
+    for line in report.problems:
+        print(line)
+    print(report.summary(), flush=True)
+    return EXIT_OK if report.ok else EXIT_FAILED

@@ -27,7 +27,8 @@ from arena.tournament.local import LocalExecutor, Outcome
 from arena.tournament.report import write_reports
 from arena.tournament.schedule import MatchTask
 from arena.tournament.standings import Standings, compute
-from arena.tournament.store import ResultsStore, StoreError
+from arena.tournament.store import (STORE_NAME, ResultsStore, StoreError, StoreWriteError, is_write_failure,
+                                   write_failure)
 from arena.tournament.strikes import StrikeBook, forfeit_record
 from arena.tournament.worker import LOG_SUFFIX, MatchRecord, RunnerPlan
 
@@ -76,16 +77,26 @@ def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) ->
     out.mkdir(parents=True, exist_ok=True)
     if config.logs:
         (out / "logs").mkdir(exist_ok=True)
-    store = ResultsStore.in_dir(out)
-    meta = store.meta()
-    if not meta.get("fingerprint"):
-        store.init_meta({"fingerprint": config.fingerprint(), "config": config.to_data(), "total": total,
-                         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                         "arena_version": arena_version})
+    path = out / STORE_NAME
+    meta = {"fingerprint": config.fingerprint(), "config": config.to_data(), "total": total,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "arena_version": arena_version}
+    if not path.exists() and not path.is_symlink():
+        return ResultsStore.new(path, meta)  # appears complete with its metadata, or not at all
+    store = ResultsStore(path)  # refuses an empty, damaged or foreign file in one line
+    stored = store.meta()
+    if not stored.get("fingerprint"):
+        rows = store.count()
+        if rows or stored:
+            store.close()
+            raise StoreError(f"{path}: not a results store of any tournament (no fingerprint in its metadata, "
+                             f"{rows} rows); choose another --out")
+        # Tables and nothing else: an older arena killed before writing the metadata. Nothing to lose.
+        store.init_meta(meta)
         return store
-    if meta["fingerprint"] != config.fingerprint():
+    if stored["fingerprint"] != config.fingerprint():
         store.close()
-        raise TournamentError(f"{out} holds results of config {meta['config']['name']!r}, which differs from "
+        name = stored["config"].get("name") if isinstance(stored.get("config"), dict) else None
+        raise TournamentError(f"{out} holds results of config {name!r}, which differs from "
                               "this one in bots, setups, seed, clock or strikes; choose another --out")
     done = store.count()
     if not resume and done:  # an empty store (a run that never got going) is simply reused
@@ -97,12 +108,14 @@ def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) ->
 
 def make_plan(config: TournamentConfig, out: Path, ship_logs: bool) -> RunnerPlan:
     """What every worker needs."""
+    from arena.signing import results_key
+
     return RunnerPlan(
         key=config.fingerprint(), game=config.game, bots=tuple(config.bots),
         setups=tuple(s.setup for s in config.setups), clock=config.clock, limits=config.limits,
         sandbox=config.sandbox,
         persistent=config.persistent, log_dir=str((out / "logs").resolve()) if config.logs else None,
-        ship_logs=ship_logs,
+        ship_logs=ship_logs, log_key=results_key(out) if config.logs else None,
     )
 
 
@@ -133,6 +146,13 @@ class Coordinator:
         self.schedule = config.schedule()
         self.store = open_store(config, self.out, options.resume, len(self.schedule))
         self.done = self.store.finished()
+        if config.logs:  # the key that signs this directory's logs (protocol/LOGS.md): made with its store
+            from arena.signing import KeyFileError, results_key
+            try:
+                results_key(self.out, create=not self.done)
+            except KeyFileError as exc:
+                self.store.close()
+                raise TournamentError(str(exc)) from None
         self.book = StrikeBook(config.strikes, len(config.bots))
         self.failures = 0
         for record in self.store.records(order="rowid"):
@@ -186,6 +206,10 @@ class Coordinator:
                         continue
                     attempts[task.match] += 1
                     problem = outcome.error.strip().splitlines()[-1] if outcome.error else "its worker was lost"
+                    if outcome.error and is_write_failure(problem):
+                        # A full or read-only disk fails every match alike: retrying changes nothing.
+                        raise TournamentError(write_failure(f"match {task.match} could not be played: {problem}",
+                                                            problem))
                     if attempts[task.match] >= MAX_ATTEMPTS:
                         raise TournamentError(f"match {task.match} failed {MAX_ATTEMPTS} times: {problem}; "
                                               "the results so far are kept (--resume continues)")
@@ -194,11 +218,16 @@ class Coordinator:
                         log.debug("%s", outcome.error)
                     pending.appendleft(task)
             graceful = True
+        except StoreWriteError as exc:  # a row or a log the coordinator could not write (forfeits included)
+            raise TournamentError(write_failure(str(exc), exc)) from None
         finally:
             executor.close(graceful=graceful)
 
     def _record(self, record: MatchRecord) -> None:
-        """Store one finished match (once), then update strikes and progress."""
+        """Store one finished match (once), then update strikes and progress.
+
+        A failed write raises StoreWriteError and records nothing: the match is played again on resume.
+        """
         if record.match in self.done:
             log.warning("match %s finished twice (a re-run after a lost worker); the first result stands",
                         record.match)
@@ -206,8 +235,16 @@ class Coordinator:
         if record.log_data is not None:
             path = self.out / "logs" / f"{record.match}{LOG_SUFFIX}"
             tmp = path.with_name(path.name + ".tmp")
-            tmp.write_bytes(record.log_data)
-            os.replace(tmp, path)
+            try:
+                tmp.write_bytes(record.log_data)
+                os.replace(tmp, path)
+            except OSError as exc:
+                try:
+                    tmp.unlink(missing_ok=True)  # a partial file only takes the space a resume needs
+                except OSError:
+                    pass
+                raise StoreWriteError(f"cannot write the log of match {record.match} to {path}: "
+                                      f"{exc.strerror}") from None
             record.log_data = None
         self.store.add(record)
         self.done.add(record.match)
@@ -256,8 +293,16 @@ def load_standings(directory: str | os.PathLike[str]) -> Standings:
         raise TournamentError(str(exc)) from None
     try:
         meta = store.meta()
-        if "config" not in meta:
-            raise TournamentError(f"{directory}: the store holds no tournament")
-        return compute(meta, store.records("ord"), store.records("rowid"))
+        if not isinstance(meta.get("config"), dict) or "total" not in meta:
+            raise TournamentError(f"{store.path}: holds no tournament (no metadata)")
+        records, written = store.records("ord"), store.records("rowid")
+        try:
+            return compute(meta, records, written)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            # Only rows or metadata edited by hand get here: name it, `arena verify` tells the rest.
+            raise TournamentError(f"{store.path}: the stored results cannot be scored "
+                                  f"({type(exc).__name__}: {exc}); run arena verify {directory}") from None
+    except StoreError as exc:
+        raise TournamentError(str(exc)) from None
     finally:
         store.close()

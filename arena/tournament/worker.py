@@ -62,6 +62,7 @@ class RunnerPlan:
     ship_logs: bool = False  # return log bytes with the record (remote workers) instead of a file
     max_idle: int = 64  # idle bot processes kept per runner; the least recently used go first
     trace_path: str | None = None  # --trace: every message of every match, appended (absolute)
+    log_key: bytes | None = field(default=None, repr=False)  # the results directory's key: signs every log
 
 
 @dataclass
@@ -250,7 +251,7 @@ class MatchRunner:
             path = Path(tempfile.gettempdir()) / f"arena-log-{os.getpid()}-{task.match}{LOG_SUFFIX}"
         else:
             path = Path(self.plan.log_dir) / f"{task.match}{LOG_SUFFIX}"
-        return path, LogWriter(path)
+        return path, LogWriter(path, self.plan.log_key)
 
     def close(self) -> None:
         """Stop every bot and close the sockets."""

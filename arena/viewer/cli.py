@@ -1,8 +1,8 @@
 """The `arena view` subcommand and the `arena replay` command body (with `--bot SEAT=BOT`).
 
 arena/cli.py hooks these in: `register(sub)` adds `view`, `add_replay_arguments(r)` adds
-`--bot` to `replay`, and `run_replay(args)` is the whole `replay` command. Errors are
-reported here as one line on stderr with exit status 2, as arena/cli.py does.
+`--bot` and `--key` to `replay`, and `run_replay(args)` is the whole `replay` command. Errors
+are reported here as one line on stderr with exit status 2, as arena/cli.py does.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from typing import Any
 
 from arena.botspec import BotSpecError, parse_bot_spec
 from arena.games import UnknownGame
-from arena.matchlog import LogError, MatchLog, read_log
+from arena.matchlog import LogError, MatchLog, parse_log, read_log, read_log_bytes
 from arena.replay import render_replay, verify
+from arena.signing import KeyFileError, Signature, SignatureStatus, check_signature, find_key, results_dir_of
 from arena.viewer.rerun import RerunError, rerun
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -28,10 +29,13 @@ def _error(command: str, message: str) -> int:
 
 
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add `--bot SEAT[=BOT]` to the `replay` parser."""
+    """Add `--bot SEAT[=BOT]` and `--key FILE` to the `replay` parser."""
     parser.add_argument("--bot", action="append", default=[], metavar="SEAT=BOT",
                         help="re-run BOT (default: the logged bot) on SEAT's logged messages; "
                              "exit 1 at the first move that differs")
+    parser.add_argument("--key", metavar="FILE",
+                        help="check the log's signature with this key file (default: the results "
+                             "directory's log.key for DIR/logs/LOG, else your own key)")
 
 
 def register(sub: Any) -> argparse.ArgumentParser:
@@ -66,17 +70,29 @@ def cmd_view(args: argparse.Namespace) -> int:
 def run_replay(args: argparse.Namespace) -> int:
     """The `arena replay` command: print, dump (--json), verify (--verify) or re-run bots (--bot)."""
     try:
-        log = read_log(args.log)
+        data = read_log_bytes(args.log)
+        log = parse_log(data, str(args.log))
     except LogError as exc:
         return _error("replay", str(exc))
     if getattr(args, "bot", None):
         return rerun_bots(log, args.bot)
-    if args.json:
-        print(json.dumps(log.to_json_data(), indent=1, default=str))
-        return EXIT_OK
+    if args.json or args.verify:
+        try:
+            key, where = find_key(args.log, getattr(args, "key", None))
+        except KeyFileError as exc:
+            return _error("replay", str(exc))
+        signature = check_signature(data, key)
+        if args.json:
+            dump = log.to_json_data()
+            dump["signature"] = {"status": str(signature.status), "records": signature.records,
+                                 "key_id": signature.key_id, "detail": signature.detail}
+            print(json.dumps(dump, indent=1, default=str))
+            return EXIT_OK
+        try:
+            return _verify(log, signature, where, _signature_expected(args))
+        except UnknownGame as exc:
+            return _error("replay", str(exc))
     try:
-        if args.verify:
-            return _verify(log)
         lines = list(render_replay(log, args.at))
     except UnknownGame as exc:
         return _error("replay", str(exc))
@@ -87,9 +103,41 @@ def run_replay(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _verify(log: MatchLog) -> int:
+def _signature_expected(args: argparse.Namespace) -> str:
+    """Why the log must be signed ("" when an unsigned log is acceptable)."""
+    if getattr(args, "key", None):
+        return "--key was given"
+    directory = results_dir_of(args.log)
+    if directory is not None:
+        return f"every log of the results directory {directory} is signed with its log.key"
+    return ""
+
+
+def signature_line(signature: Signature, where: str, expected: str = "") -> tuple[bool, str]:
+    """(whether the signature is acceptable, the line `arena replay --verify` prints about it)."""
+    status, key = signature.status, signature.key_id
+    if status is SignatureStatus.SIGNED:
+        return True, f"signature: signed by key {key} ({where}), all {signature.records} records"
+    if status is SignatureStatus.UNKNOWN_KEY:
+        why = f" ({where})" if where else ""
+        return True, f"signature: signed by key {key}, which is not available here{why}: --key FILE checks it"
+    if status is SignatureStatus.UNSIGNED:
+        if expected:
+            return False, f"signature: UNSIGNED ({signature.detail}), but {expected}"
+        return True, f"signature: unsigned ({signature.detail})"
+    if status is SignatureStatus.TRUNCATED:
+        return False, f"signature: TRUNCATED (key {key}, {where}): {signature.detail}"
+    return False, f"signature: FORGED: {signature.detail}" + (f" ({where})" if where else "")
+
+
+def _verify(log: MatchLog, signature: Signature, where: str, expected: str) -> int:
     verdict = verify(log)
-    print(("OK " if verdict.ok else "FAILED ") + verdict.message)
+    signed, line = signature_line(signature, where, expected)
+    if verdict.ok and not signed:
+        print(f"FAILED the re-simulation agrees ({verdict.message}), but the signature does not")
+    else:
+        print(("OK " if verdict.ok else "FAILED ") + verdict.message)
+    print(line)
     if verdict.truncated:
         names = log.names
         print(f"log is truncated: it holds {len(log.moves)} plies:")
@@ -97,7 +145,7 @@ def _verify(log: MatchLog) -> int:
             seat = record["seat"]
             print(f"  ply {record['ply']}: seat {seat} ({names[seat] if 0 <= seat < len(names) else '?'}) "
                   f"plays {json.dumps(record['move'])}")
-    return EXIT_OK if verdict.ok else EXIT_FAILED
+    return EXIT_OK if verdict.ok and signed else EXIT_FAILED
 
 
 def parse_seat_bot(text: str, log: MatchLog) -> tuple[int, str]:
