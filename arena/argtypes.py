@@ -1,8 +1,33 @@
-"""Argument types of the command line: numbers checked as argparse reads them."""
+"""The command line's shared parts: exit codes, one-line errors, number types, setups from options."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any, NoReturn
+
+from arena.games import Game, GameError, UnknownGame, get_game
+from arena.setups import SetupFileError, complete_setup, load_setup_file, parse_set_values
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class CliError(Exception):
+    """Bad input on the command line: reported as one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def find_game(name: str) -> Game:
+    """The registered game of that name; CliError naming the known ones."""
+    try:
+        return get_game(name)
+    except UnknownGame as exc:
+        raise CliError(str(exc)) from None
 
 
 def non_negative_int(text: str) -> int:
@@ -33,3 +58,14 @@ def positive_seconds(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be positive")
     return value
+
+
+def resolve_setup(game_name: str, setup_file: str | None, sets: list[str], players: int, seed: int) -> dict[str, Any]:
+    """--setup FILE, overridden by --set values, completed from the seed, validated."""
+    game = find_game(game_name)
+    try:
+        partial = load_setup_file(setup_file, game) if setup_file else {}
+        partial.update(parse_set_values(sets))
+        return complete_setup(game, partial, players, seed)
+    except (SetupFileError, GameError) as exc:
+        raise CliError(str(exc)) from None

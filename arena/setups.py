@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +58,8 @@ def parse_set_values(pairs: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             setup[key.strip()] = raw
     return setup
+
+
+def complete_setup(game: Game, partial: Mapping[str, Any], players: int, seed: int) -> dict[str, Any]:
+    """Fill what the partial setup leaves open from the seed (the same board for the same seed)."""
+    return game.random_setup(random.Random(f"setup:{seed}"), players, dict(partial))

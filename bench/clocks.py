@@ -23,14 +23,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from arena.botspec import parse_bot_spec  # noqa: E402
 from arena.clock import ClockMode, ClockSettings  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.hub import Hub  # noqa: E402
-from arena.match import launch_player, shutdown  # noqa: E402
-from arena.matchlog import LogWriter  # noqa: E402
-from arena.process import Limits  # noqa: E402
-from arena.referee import Referee  # noqa: E402
+from arena.launch.botspec import parse_bot_spec  # noqa: E402
+from arena.launch.process import Limits  # noqa: E402
+from arena.logs.matchlog import LogWriter  # noqa: E402
+from arena.match.hub import Hub  # noqa: E402
+from arena.match.referee import Referee  # noqa: E402
+from arena.match.run import launch_player, shutdown  # noqa: E402
 
 BOTS = HERE / "clock_bots.py"
 
@@ -70,7 +70,7 @@ def charges(work_ms: float, games: int, load: int) -> dict:
                 writer = LogWriter(path)
                 Referee(seats, game, setup, i, clock, f"c{i}", writer).run()
                 writer.close()
-                from arena.matchlog import read_log
+                from arena.logs.matchlog import read_log
 
                 charged += [r["time_ms"] for r in read_log(path).moves]
                 path.unlink()

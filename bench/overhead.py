@@ -21,14 +21,14 @@ import zmq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.botspec import parse_bot_spec  # noqa: E402
 from arena.clock import ClockSettings  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.hub import Hub  # noqa: E402
-from arena.match import shutdown  # noqa: E402
-from arena.matchlog import LogWriter  # noqa: E402
-from arena.process import BotProcess  # noqa: E402
-from arena.referee import Player, Referee  # noqa: E402
+from arena.launch.botspec import parse_bot_spec  # noqa: E402
+from arena.launch.process import BotProcess  # noqa: E402
+from arena.logs.matchlog import LogWriter  # noqa: E402
+from arena.match.hub import Hub  # noqa: E402
+from arena.match.referee import Player, Referee  # noqa: E402
+from arena.match.run import shutdown  # noqa: E402
 
 TURN = {"type": "turn", "seq": 123, "match": "blocking-123", "events": [[0, [12, 34]]], "time_left_ms": 9876}
 MOVE = {"type": "move", "seq": 123, "move": [12, 36]}

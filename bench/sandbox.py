@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.botspec import parse_bot_spec  # noqa: E402
-from arena.hub import Hub  # noqa: E402
-from arena.match import launch_player  # noqa: E402
-from arena.process import BotProcess, Limits  # noqa: E402
-from arena.sandbox import Sandbox, SandboxError, check_sandbox, resolve_sandbox  # noqa: E402
+from arena.launch.botspec import parse_bot_spec  # noqa: E402
+from arena.launch.process import BotProcess, Limits  # noqa: E402
+from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox, resolve_sandbox  # noqa: E402
+from arena.match.hub import Hub  # noqa: E402
+from arena.match.run import launch_player  # noqa: E402
 from bench.tournament import config, run  # noqa: E402
 
 

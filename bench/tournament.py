@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from arena.games import get_game
-from arena.match import MatchPlan, play_match
+from arena.match.run import MatchPlan, play_match
 from arena.tournament.config import (
     TournamentConfig,
     config_from_data,

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.games import REFEREE, Move, State, get_game
-from arena.plugins import options_of
-from protocol.bot import Bot
+from protocol.bot import Bot, options_of
 
 
 def bits(mask: int) -> list[int]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import json
 import random
 from typing import Any, ClassVar
 
@@ -46,3 +48,24 @@ class Bot:
         self, scores: list[float], ranks: list[int], reason: str, offender: int | None
     ) -> None:
         """The match is over (no answer is expected)."""
+
+
+def options_of(cls: type[Bot]) -> tuple[str, ...]:
+    """The keyword options a bot class accepts, from its constructors: name=default (JSON)."""
+    found: dict[str, str] = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        for param in inspect.signature(init).parameters.values():
+            if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+                continue
+            if param.name == "self" or param.default is param.empty:
+                continue
+            default = param.default
+            try:
+                shown = param.name if default is None else f"{param.name}={json.dumps(default)}"
+            except TypeError:  # not a value a spec could give: shown as Python writes it
+                shown = f"{param.name}={default!r}"
+            found.setdefault(param.name, shown)
+    return tuple(found.values())

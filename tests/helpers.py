@@ -12,14 +12,15 @@ from typing import Any
 
 import pytest
 
-from arena.botspec import parse_bot_spec
 from arena.clock import ClockSettings
 from arena.games import State, get_game
-from arena.isolation import MARK_VARIABLE
-from arena.sandbox import Sandbox
-from arena.match import MatchPlan, complete_setup, play_match
-from arena.process import Limits
-from arena.referee import MatchResult
+from arena.launch.botspec import parse_bot_spec
+from arena.launch.isolation import MARK_VARIABLE
+from arena.launch.process import Limits
+from arena.launch.sandbox import Sandbox
+from arena.match.referee import MatchResult
+from arena.match.run import MatchPlan, play_match
+from arena.setups import complete_setup
 from protocol.bot import Bot
 
 ROOT = Path(__file__).resolve().parent.parent

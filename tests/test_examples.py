@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from arena.matchlog import read_log
-from arena.replay import verify
+from arena.logs.matchlog import read_log
+from arena.logs.replay import verify
 from arena.tournament.config import config_from_data
 from arena.tournament.runner import Coordinator, RunOptions
 from tests.helpers import ROOT, require, run

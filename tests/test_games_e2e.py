@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.matchlog import read_log
-from arena.replay import verify
+from arena.logs.matchlog import read_log
+from arena.logs.replay import verify
 from tests.helpers import FIXTURES, ROOT, run
 
 NEVER_STUCK = str(FIXTURES / "never_stuck.py")

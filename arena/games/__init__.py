@@ -16,6 +16,7 @@ from arena.games.base import (
     SetupError,
     State,
     ranks_from_scores,
+    ranks_with_last,
 )
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "get_game",
     "game_names",
     "ranks_from_scores",
+    "ranks_with_last",
 ]
 
 # name -> module holding a module-level GAME instance; imported on first use.

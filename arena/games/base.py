@@ -48,6 +48,12 @@ def ranks_from_scores(scores: Sequence[float]) -> list[int]:
     return [1 + sum(1 for other in scores if other > mine) for mine in scores]
 
 
+def ranks_with_last(scores: Sequence[float], last: Sequence[int]) -> list[int]:
+    """Ranks when some seats failed or forfeited: the others by score among themselves, those last."""
+    others = iter(ranks_from_scores([s for i, s in enumerate(scores) if i not in last]))
+    return [len(scores) if i in last else next(others) for i in range(len(scores))]
+
+
 def chance_rng(seed: int, counter: int) -> random.Random:
     """The referee's generator for the counter-th chance draw of a match seeded with seed.
 

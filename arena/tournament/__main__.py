@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from arena.cli import EXIT_USAGE, CliError, Parser
+from arena.argtypes import EXIT_USAGE, CliError, Parser
 from arena.tournament.cli import register
 
 

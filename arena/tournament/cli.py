@@ -8,14 +8,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.argtypes import positive_int
-from arena.cli import EXIT_FAILED, EXIT_OK, CliError
+from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.errors import TournamentError
 from arena.tournament.report import STANDINGS_MD, terminal, write_reports
 from arena.tournament.runner import Coordinator, RunOptions, load_standings
-from arena.tournament.store import (FULL_ERRNOS, STORE_NAME, StoreError, StoreWriteError, is_write_failure,
-                                   write_failure)
+from arena.tournament.store import (
+    FULL_ERRNOS,
+    STORE_NAME,
+    StoreError,
+    StoreWriteError,
+    is_write_failure,
+    write_failure,
+)
 from arena.tournament.verify import NotResults, verify_directory
 
 EXIT_INTERRUPTED = 130

@@ -20,13 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.botspec import BotKind, BotOptionsError, BotSpec, BotSpecError, parse_bot_spec
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, UnknownGame, get_game
-from arena.sandbox import Sandbox, SandboxError, check_sandbox
-from arena.match import complete_setup
-from arena.process import Limits
-from arena.setups import SetupFileError, load_setup_file
+from arena.launch.botspec import BotKind, BotOptionsError, BotSpec, BotSpecError, parse_bot_spec
+from arena.launch.process import Limits
+from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox
+from arena.setups import SetupFileError, complete_setup, load_setup_file
 from arena.tournament.schedule import MatchTask, build_schedule, derive_seed
 
 STRIKE_REASONS = ("timeout", "crash", "protocol", "illegal")

@@ -20,15 +20,21 @@ from tqdm import tqdm  # type: ignore[import-untyped]
 
 from arena import __version__ as arena_version
 from arena.games import get_game
-from arena.sandbox import Sandbox, announce, resolve_sandbox
+from arena.launch.sandbox import Sandbox, announce, resolve_sandbox
 from arena.tournament.config import TournamentConfig, default_concurrency
 from arena.tournament.errors import TournamentError
 from arena.tournament.local import LocalExecutor, Outcome
 from arena.tournament.report import write_reports
 from arena.tournament.schedule import MatchTask
 from arena.tournament.standings import Standings, compute
-from arena.tournament.store import (STORE_NAME, ResultsStore, StoreError, StoreWriteError, is_write_failure,
-                                   write_failure)
+from arena.tournament.store import (
+    STORE_NAME,
+    ResultsStore,
+    StoreError,
+    StoreWriteError,
+    is_write_failure,
+    write_failure,
+)
 from arena.tournament.strikes import StrikeBook, forfeit_record
 from arena.tournament.worker import LOG_SUFFIX, MatchRecord, RunnerPlan
 
@@ -108,7 +114,7 @@ def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) ->
 
 def make_plan(config: TournamentConfig, out: Path, ship_logs: bool) -> RunnerPlan:
     """What every worker needs."""
-    from arena.signing import results_key
+    from arena.logs.signing import results_key
 
     return RunnerPlan(
         key=config.fingerprint(), game=config.game, bots=tuple(config.bots),
@@ -147,7 +153,7 @@ class Coordinator:
         self.store = open_store(config, self.out, options.resume, len(self.schedule))
         self.done = self.store.finished()
         if config.logs:  # the key that signs this directory's logs (protocol/LOGS.md): made with its store
-            from arena.signing import KeyFileError, results_key
+            from arena.logs.signing import KeyFileError, results_key
             try:
                 results_key(self.out, create=not self.done)
             except KeyFileError as exc:

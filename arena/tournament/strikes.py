@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games import Game, ranks_from_scores
+from arena.games import Game, ranks_with_last
 from arena.tournament.config import StrikeRule
 from arena.tournament.schedule import MatchTask
 from arena.tournament.worker import MatchRecord
@@ -52,7 +52,7 @@ def forfeit_record(game: Game, setup: dict[str, Any], task: MatchTask, names: li
     """The row of a match not played because the bots in seats are disqualified."""
     state, _ = game.start(setup, len(task.bots), task.seed)
     scores = [float(s) for s in (state.forfeit_scores(seats[0]) if len(seats) == 1 else state.scores())]
-    ranks = forfeit_ranks(scores, seats)
+    ranks = ranks_with_last(scores, seats)
     who = ", ".join(names[s] for s in seats)
     return MatchRecord(
         ord=task.ord, match=task.match, round=task.round, setup=task.setup, seed=task.seed,
@@ -61,12 +61,6 @@ def forfeit_record(game: Game, setup: dict[str, Any], task: MatchTask, names: li
         detail=f"not played: {who} disqualified after {strikes} strikes",
         time_used_ms=[0.0] * len(task.bots), worker="coordinator",
     )
-
-
-def forfeit_ranks(scores: list[float], seats: list[int]) -> list[int]:
-    """The others ranked by score among themselves; every forfeiting seat last (rank n)."""
-    others = iter(ranks_from_scores([s for i, s in enumerate(scores) if i not in seats]))
-    return [len(scores) if i in seats else next(others) for i in range(len(scores))]
 
 
 def forfeited_seats(record: MatchRecord) -> list[int]:

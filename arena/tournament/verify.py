@@ -26,11 +26,18 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import GameError, UnknownGame, get_game
-from arena.matchlog import MAX_LOG_BYTES, LogError, parse_log
-from arena.replay import verify as resimulate
-from arena.signing import KEY_FILE, KeyFileError, check_signature, results_key
+from arena.logs.matchlog import MAX_LOG_BYTES, LogError, parse_log
+from arena.logs.replay import verify as resimulate
+from arena.logs.signing import KEY_FILE, KeyFileError, check_signature, results_key
 from arena.tournament.config import StrikeRule
-from arena.tournament.report import MATCHES_CSV, STANDINGS_JSON, STANDINGS_MD, markdown, matches_header, matches_rows
+from arena.tournament.report import (
+    MATCHES_CSV,
+    STANDINGS_JSON,
+    STANDINGS_MD,
+    markdown,
+    matches_header,
+    matches_rows,
+)
 from arena.tournament.schedule import MatchTask, build_schedule
 from arena.tournament.standings import compute, standings_data
 from arena.tournament.store import SCHEMA_VERSION, STORE_NAME, TRIGGERS, ResultsStore, StoreError

@@ -1,12 +1,12 @@
 """The match runner of a worker: a pool of bot processes kept alive between matches.
 
 One MatchRunner lives in each local worker process (and in each Dask worker, per task
-thread). It referees one match at a time with arena.referee and hands back a plain
+thread). It referees one match at a time with arena.match.referee and hands back a plain
 MatchRecord. Healthy bots stay connected for the next match (the protocol allows many
 matches per process); a bot that failed, died or broke the protocol is killed and
 replaced by a fresh process when it is next needed.
 
-Every bot process runs under arena/tournament/launcher.py, so it dies with this worker
+Every bot process runs under arena/launch/launcher.py, so it dies with this worker
 whatever kills the worker.
 """
 
@@ -24,22 +24,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.botspec import BotKind, BotSpec
 from arena.clock import ClockSettings
 from arena.games import get_game
-from arena.hub import Hub, Peer
-from arena.sandbox import Sandbox
-from arena.match import launch_player, shutdown
-from arena.matchlog import LogWriter, NullLog
-from arena.process import Limits
-from arena.referee import MatchResult, Player, Referee
+from arena.launch.botspec import BotKind, BotSpec
+from arena.launch.process import Limits
+from arena.launch.sandbox import Sandbox
+from arena.logs.matchlog import LogWriter, NullLog
+from arena.match.hub import Hub, Peer
+from arena.match.referee import MatchResult, Player, Referee
+from arena.match.run import launch_player, shutdown
+from arena.match.trace import Tracer
 from arena.tournament.config import BotEntry
 from arena.tournament.schedule import MatchTask
-from arena.trace import Tracer
 
 log = logging.getLogger(__name__)
 
-LAUNCHER = Path(__file__).with_name("launcher.py")
+LAUNCHER = Path(__file__).resolve().parents[1] / "launch" / "launcher.py"
 # A failure by one of these reasons leaves the offender's process suspect: replace it.
 REPLACE_REASONS = frozenset({"timeout", "crash", "protocol", "illegal"})
 LOG_SUFFIX = ".msgpack"

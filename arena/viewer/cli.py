@@ -1,8 +1,8 @@
 """The `arena view` subcommand and the `arena replay` command body (with `--bot SEAT=BOT`).
 
-arena/cli.py hooks these in: `register(sub)` adds `view`, `add_replay_arguments(r)` adds
+arena/cli/main.py hooks these in: `register(sub)` adds `view`, `add_replay_arguments(r)` adds
 `--bot` and `--key` to `replay`, and `run_replay(args)` is the whole `replay` command. Errors
-are reported here as one line on stderr with exit status 2, as arena/cli.py does.
+are reported here as one line on stderr with exit status 2, as arena/cli/main.py does.
 """
 
 from __future__ import annotations
@@ -13,11 +13,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.botspec import BotSpecError, parse_bot_spec
 from arena.games import UnknownGame
-from arena.matchlog import LogError, MatchLog, parse_log, read_log, read_log_bytes
-from arena.replay import render_replay, verify
-from arena.signing import KeyFileError, Signature, SignatureStatus, check_signature, find_key, results_dir_of
+from arena.launch.botspec import BotSpecError, parse_bot_spec
+from arena.logs.matchlog import LogError, MatchLog, parse_log, read_log, read_log_bytes
+from arena.logs.replay import render_replay, verify
+from arena.logs.signing import (
+    KeyFileError,
+    Signature,
+    SignatureStatus,
+    check_signature,
+    find_key,
+    results_dir_of,
+)
 from arena.viewer.rerun import RerunError, rerun
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

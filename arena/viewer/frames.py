@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games import GameError, State, get_game
-from arena.matchlog import MatchLog
-from arena.replay import describe_event, positions, verify
+from arena.logs.matchlog import MatchLog
+from arena.logs.replay import describe_event, positions, verify
 
 View = dict[str, Any]
 ARROW_STEPS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # RULES.md §1

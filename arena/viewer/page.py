@@ -10,7 +10,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from arena.matchlog import MatchLog, read_log
+from arena.logs.matchlog import MatchLog, read_log
 from arena.viewer.frames import match_data
 
 # The page may not fetch anything: the policy makes the browser refuse any request, so a

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import UnknownGame
-from arena.matchlog import LogError, MatchLog, read_log
+from arena.logs.matchlog import LogError, MatchLog, read_log
 from arena.viewer.frames import match_data
 from arena.viewer.page import match_page, page
 

@@ -1,7 +1,7 @@
 """Re-running one bot against a match log: the seat's messages, rebuilt and sent again.
 
 The referee's messages are not logged as such; they are rebuilt from the records the same
-way the referee builds them (arena/referee.py): `init` with the setup and the seat's clock,
+way the referee builds them (arena/match/referee.py): `init` with the setup and the seat's clock,
 then one `turn` per move of the seat, holding every other seat's move as [seat, move] and
 every referee event as [-1, payload] since the seat's previous request.
 """
@@ -15,13 +15,13 @@ from typing import Any
 
 import zmq
 
-from arena.botspec import BotSpec
 from arena.clock import ClockError, SeatClock
-from arena.hub import Hub
-from arena.match import launch_player, shutdown
-from arena.matchlog import MatchLog
-from arena.process import Limits
-from arena.replay import header_clocks
+from arena.launch.botspec import BotSpec
+from arena.launch.process import Limits
+from arena.logs.matchlog import MatchLog
+from arena.logs.replay import header_clocks
+from arena.match.hub import Hub
+from arena.match.run import launch_player, shutdown
 
 SLACK_MS = 1000  # extra wait past time left + margin: a re-run need not be as fast as the match
 
@@ -98,7 +98,7 @@ class _Session:
     """One bot process connected to a private hub seat."""
 
     def __init__(self, spec: BotSpec, startup_ms: int) -> None:
-        # Launched as arena/match.py launches a seat, so stdio and exec bots work too.
+        # Launched as arena/match/run.py launches a seat, so stdio and exec bots work too.
         self.hub = Hub()
         self.player = launch_player(self.hub, spec, Limits())
         self.peer = self.player.peer

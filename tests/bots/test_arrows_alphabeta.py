@@ -12,7 +12,7 @@ import pytest
 from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.games.arrows import ArrowsState
-from arena.match import complete_setup
+from arena.setups import complete_setup
 from bots.arrows import BOTS
 from bots.arrows.alphabeta import AlphaBetaBot
 from bots.arrows.search import DECIDED, WIN, Board, Searcher, longest_path, territory

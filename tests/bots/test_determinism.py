@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
-from arena.matchlog import read_log
-from arena.plugins import registered_bots
+from arena.launch.plugins import registered_bots
+from arena.logs.matchlog import read_log
 from tests.helpers import run
 
 FIXED_EFFORT = {

@@ -7,7 +7,7 @@ import time
 from functools import cache
 from pathlib import Path
 
-from arena.analyze_tenten import highest_score, play_greedy, start
+from arena.analyze.tenten import highest_score, play_greedy, start
 from arena.clock import ClockSettings
 from arena.games.tenten import GAME, TentenState
 from bots.tenten import BOTS

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from arena.botspec import BotKind
+from arena.launch.botspec import BotKind
 from arena.tournament.config import ConfigError, config_from_data, load_config
 from tests.helpers import ROOT, badbot
 from tests.tournament.helpers import cli, write_config
@@ -133,7 +133,7 @@ def test_cli_missing_config_and_missing_directory(tmp_path: Path) -> None:
 
 
 def test_the_arena_command_has_the_subcommands(tmp_path: Path) -> None:
-    from arena.cli import main
+    from arena.cli.main import main
 
     path = write_config(tmp_path / "t.toml", {"game": "blocking", "bots": ["random", "nosuchbot"]})
     assert main(["tournament", str(path)]) == 2

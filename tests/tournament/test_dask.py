@@ -22,11 +22,11 @@ except ImportError:
         raise
     pytest.skip("dask[distributed] is not installed (pip install 'arena[dask]')", allow_module_level=True)
 
-from arena.matchlog import read_log
-from arena.replay import verify
+from arena.logs.matchlog import read_log
+from arena.logs.replay import verify
 from arena.tournament.runner import FAILURES
 from tests.helpers import badbot, require
-from tests.test_attacks import needs_root
+from tests.launch.test_attacks import needs_root
 from tests.test_examples import cbot  # noqa: F401 - the session fixture building the C bot
 from tests.tournament.helpers import (
     cli,

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from arena.matchlog import read_log
-from arena.replay import verify
+from arena.logs.matchlog import read_log
+from arena.logs.replay import verify
 from arena.tournament.config import config_from_data
 from arena.tournament.runner import FAILURES, Coordinator, RunOptions
 from arena.tournament.standings import Standings
 from tests.helpers import FIXTURES, ROOT, require
-from tests.test_attacks import SYSTEM_PYTHON, bot_uid_processes, needs_root
+from tests.launch.test_attacks import SYSTEM_PYTHON, bot_uid_processes, needs_root
 from tests.test_examples import EXAMPLES, cbot  # noqa: F401 - the session fixture building the C bot
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from arena.tournament import sprt as sprt_module
 from arena.tournament.sprt import (
     Pentanomial,
     Trinomial,
@@ -27,7 +28,6 @@ from arena.tournament.sprt import (
     sprt_bounds,
     to_json,
 )
-from arena.tournament import sprt as sprt_module
 
 
 def tri(w: int, l: int, d: int) -> Trinomial:  # noqa: E741 - fastchess's argument order

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import State
-from arena.matchlog import MatchLog, read_log
-from arena.replay import positions
+from arena.logs.matchlog import MatchLog, read_log
+from arena.logs.replay import positions
 from tests.helpers import run
 
 # game -> (bots, partial setup, seed): small, quick matches with several plies each.

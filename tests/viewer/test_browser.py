@@ -14,7 +14,7 @@ import pytest
 
 from arena.games import State
 from arena.games.blocky import flatten
-from arena.matchlog import read_log
+from arena.logs.matchlog import read_log
 from arena.viewer.page import write_match_page
 from arena.viewer.report import write_report
 from tests.helpers import ROOT

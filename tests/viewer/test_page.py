@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.matchlog import read_log
+from arena.logs.matchlog import read_log
 from arena.viewer.frames import block_rect, match_data, quad_leaves
 from arena.viewer.page import CSP, embed_json, match_page, write_match_page
 from arena.viewer.report import ReportError, write_report

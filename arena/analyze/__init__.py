@@ -1,0 +1,1 @@
+"""`arena analyze`: solvers and studies of single positions, one module per game."""

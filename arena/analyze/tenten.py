@@ -1,0 +1,146 @@
+"""`arena analyze tenten SETUP`: the greedy and the optimal score of a finite block sequence.
+
+Greedy is the seed's play_greedy (each round, the order and placements that score most in
+that round alone); optimal is the seed's highest_score (the best total over the whole
+sequence), found by the exact search of bots/tenten/optimal.py. For each the report gives
+the score, the search states visited and the time taken, then the optimal moves.
+
+Importing this module registers the analyzer with arena.analyze.cli; the solvers are imported
+only when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, TextIO, cast
+
+from arena.analyze.registry import EXIT_OK, Analyzer, register_analyzer
+from arena.argtypes import CliError
+from arena.games.base import Move, SetupError
+from arena.games.tenten import GAME, NAME, TentenState
+
+DEFAULT_MAX_SECONDS = 300.0  # the exact search gives up after this long (best line found kept)
+
+
+@dataclass
+class Result:
+    """One method's answer: its score, the states it visited, its time and its moves."""
+
+    score: int
+    visited: int
+    seconds: float
+    finished: bool = True
+    moves: list[Move] = field(default_factory=list)
+
+
+def start(setup: Mapping[str, Any]) -> TentenState:
+    """The first position of a setup that holds a finite sequence; SetupError otherwise."""
+    checked = GAME.validate_setup(setup, 1)
+    if "sequence" not in checked:
+        raise SetupError(NAME, "analyze needs a finite `sequence` of blocks in the setup")
+    state, _ = GAME.start(checked, 1, 0)
+    return cast(TentenState, state)
+
+
+def play_greedy(state: TentenState) -> Result:
+    """The seed's play_greedy from state: round by round the best plan for that round alone."""
+    from bots.tenten.simple import RoundPlanner
+
+    started = time.perf_counter()
+    trial = state.copy()
+    visited = 0
+    moves: list[Move] = []
+    while not trial.is_over():
+        planner = RoundPlanner(trial.size)
+        _, drops = planner.best(trial.board, tuple(sorted(trial.offer)))
+        visited += len(planner.memo)  # every state the round search visited, once each
+        if not drops:
+            break
+        for shape, placement in drops:
+            move = [trial.offer.index(shape), placement.k, placement.r]
+            moves.append(move)
+            trial.apply(move)
+    return Result(trial.points - state.points, visited, time.perf_counter() - started, True, moves)
+
+
+def highest_score(state: TentenState, max_seconds: float | None = None) -> Result:
+    """The seed's highest_score from state: the exact best total (or the best found in time)."""
+    from bots.tenten.lookahead import SearchTimeout
+    from bots.tenten.optimal import SequenceSolver, greedy_line, lookahead_line, split_rounds
+
+    started = time.perf_counter()
+    rounds = None if state.max_rounds is None else state.max_rounds - state.round + 1
+    solver = SequenceSolver(
+        state.size, split_rounds(state.offer, state.sequence or [], state.offer_size, rounds)
+    )
+    # The greedy and lookahead totals are the floor the search must beat (see optimal.py).
+    line = max((greedy_line(state), lookahead_line(state)), key=lambda found: found.points)
+    deadline = float("inf") if max_seconds is None else time.monotonic() + max_seconds
+    finished = True
+    try:
+        found = solver.solve(state.board, 0, tuple(sorted(state.offer)), line.points + 1, deadline)
+    except SearchTimeout:
+        found, finished = solver.found, False
+    if found is not None:
+        line = found
+    trial = state.copy()
+    moves: list[Move] = []
+    for drop in line.drops:
+        move = [trial.offer.index(drop.shape), drop.placement.k, drop.placement.r]
+        moves.append(move)
+        trial.apply(move)
+    return Result(line.points, solver.nodes, time.perf_counter() - started, finished, moves)
+
+
+def analyze_tenten(
+    setup: Mapping[str, Any], out: TextIO, max_seconds: float | None = None, as_json: bool = False
+) -> None:
+    """Print the greedy and the optimal score of setup's sequence, with states and times."""
+    state = start(setup)
+    greedy = play_greedy(state)
+    best = highest_score(state, max_seconds)
+    if as_json:
+        out.write(json.dumps({"greedy": asdict(greedy), "optimal": asdict(best)}) + "\n")
+        return
+    blocks = len(state.offer) + len(state.sequence or [])
+    out.write(
+        f"tenten {state.size}x{state.size}, {blocks} blocks offered {state.offer_size} per round"
+        + (f", at most {state.max_rounds} rounds" if state.max_rounds is not None else "")
+        + "\n"
+    )
+    for label, result in (("greedy (play_greedy)", greedy), ("optimal (highest_score)", best)):
+        note = "" if result.finished else f"  (stopped after {max_seconds:g} s: best line found)"
+        out.write(
+            f"{label:<24} score {result.score:>6}  states visited {result.visited:>10}"
+            f"  time {result.seconds:8.3f} s{note}\n"
+        )
+    out.write("optimal moves [i, k, r]: " + " ".join(f"[{i},{k},{r}]" for i, k, r in best.moves))
+    out.write("\n")
+
+
+def add_tenten_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `arena analyze tenten`."""
+    parser.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS,
+                        help="stop the exact search after this long and report the best line "
+                             f"found (default {DEFAULT_MAX_SECONDS:g})")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run_tenten(args: argparse.Namespace, setup: dict[str, Any]) -> int:
+    """`arena analyze tenten SETUP [--max-seconds S] [--json]`."""
+    if not args.max_seconds > 0:
+        raise CliError(f"--max-seconds must be positive, got {args.max_seconds}")
+    try:
+        analyze_tenten(setup, sys.stdout, args.max_seconds, args.json)
+    except SetupError as exc:
+        raise CliError(f"{args.setup}: {exc}") from None
+    return EXIT_OK
+
+
+register_analyzer(Analyzer("tenten", "greedy and optimal scores of a finite block sequence",
+                           add_tenten_arguments, run_tenten, players=1))

@@ -1,0 +1,123 @@
+"""`arena doctor`: what this machine offers to contain bots, and what each sandbox mode does here."""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.launch import cgroups, uids
+from arena.launch.sandbox import (
+    Sandbox,
+    SandboxError,
+    bwrap_works,
+    is_root,
+    resolve_sandbox,
+    unreachable,
+)
+
+
+def _bwrap_version() -> str:
+    try:
+        done = subprocess.run(["bwrap", "--version"], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+    return done.stdout.strip() or "?"
+
+
+def _userns() -> str:
+    try:
+        count = int(Path("/proc/sys/user/max_user_namespaces").read_text())
+    except (OSError, ValueError):
+        return "unknown (no /proc/sys/user/max_user_namespaces)"
+    if count == 0:
+        return "disabled (user.max_user_namespaces = 0)"
+    try:
+        if Path("/proc/sys/kernel/unprivileged_userns_clone").read_text().strip() == "0":
+            return "root only (kernel.unprivileged_userns_clone = 0)"
+    except OSError:
+        pass
+    return f"available (up to {count})"
+
+
+def _cgroup_lines() -> list[str]:
+    lines = []
+    base = cgroups.v2_base()
+    if base is None:
+        lines.append("cgroup v2: not writable here")
+    else:
+        delegated = [c for c in ("pids", "memory") if (base / f"{c}.max").exists() or
+                     c in (base / "cgroup.subtree_control").read_text().split()]
+        lines.append(f"cgroup v2: writable at {base.parent} (kill, CPU accounting"
+                     f"{'; ' + ', '.join(delegated) + ' limits' if delegated else ''})")
+    for controller in cgroups.V1_CONTROLLERS:
+        v1 = cgroups.v1_base(controller)
+        lines.append(f"cgroup v1 {controller}: {'writable at ' + str(v1.parent) if v1 else 'not available'}")
+    return lines
+
+
+def _uid_pool() -> str:
+    try:
+        pool = uids.pool_range()
+    except uids.UidPoolError as exc:
+        return f"uid pool: {exc}"
+    if not is_root():
+        return f"uid pool: {pool.start}..{pool.stop - 1} (unused: not root)"
+    taken = busy = 0
+    for uid in pool:
+        if uids._is_account(uid):
+            taken += 1
+            continue
+        path = uids.LOCK_DIR / str(uid)
+        if not path.exists():
+            continue
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            busy += 1
+        finally:
+            os.close(fd)
+    accounts = f", {taken} skipped as accounts of this machine" if taken else ""
+    return (f"uid pool: {pool.start}..{pool.stop - 1} (ARENA_UID_BASE/ARENA_UID_COUNT), {busy} in use"
+            f"{accounts}; locks in {uids.LOCK_DIR}")
+
+
+def report() -> list[str]:
+    """The lines of `arena doctor`."""
+    lines = [f"running as: uid {os.geteuid()}{' (root: bots get uids of their own)' if is_root() else ''}",
+             f"user namespaces: {_userns()}"]
+    why = bwrap_works()
+    lines.append(f"bubblewrap: {_bwrap_version() + ', works' if not why else why}")
+    for tool in ("setpriv", "prlimit"):
+        lines.append(f"{tool}: {shutil.which(tool) or 'missing (apt-get install util-linux)'}")
+    lines += _cgroup_lines()
+    lines.append(_uid_pool())
+    blocked = unreachable(sys.executable)
+    lines.append(f"arena's Python: {os.path.realpath(sys.executable)}"
+                 + (f" (closed to other users at {blocked}: shown to bots only through bwrap)" if blocked else ""))
+    lines.append("modes:")
+    for mode in Sandbox:
+        try:
+            lines.append(f"  {mode.value:5}  {resolve_sandbox(mode).note}")
+        except SandboxError as exc:
+            lines.append(f"  {mode.value:5}  unavailable: {exc}")
+    return lines
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Print what this machine supports."""
+    for line in report():
+        print(line)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add `arena doctor` (called by arena.cli.main)."""
+    parser = subparsers.add_parser("doctor", help="what this machine supports to contain bots")
+    parser.set_defaults(func=cmd_doctor)

@@ -1,0 +1,213 @@
+"""The `arena` command line."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import logging
+import random
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arena.argtypes import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    Parser,
+    find_game,
+    non_negative_int,
+    resolve_setup,
+)
+from arena.clock import ClockError, ClockSettings
+from arena.games import GameError, State, game_names, get_game
+from arena.launch.botspec import BotKind, BotSpecError, parse_bot_spec
+from arena.launch.plugins import bots_for
+from arena.launch.process import LaunchError, Limits, MachineError, preflight
+from arena.launch.sandbox import SandboxError, announce, check_sandbox
+from arena.match.run import MatchPlan, default_log_path, play_match
+from arena.viewer.cli import add_replay_arguments, run_replay
+
+# Modules that add subcommands through register(subparsers).
+SUBCOMMAND_MODULES = ("arena.tournament.cli", "arena.viewer.cli", "arena.analyze.cli", "arena.play.cli",
+                      "arena.cli.doctor")
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    """Play one match and report it."""
+    game = find_game(args.game)
+    try:
+        bots = [parse_bot_spec(text, game.name) for text in args.bots]
+    except BotSpecError as exc:
+        raise CliError(str(exc)) from None
+    if any(b.kind == BotKind.PASCAL for b in bots) and shutil.which("fpc") is None:
+        raise CliError("pascal: modules need Free Pascal (apt-get install fp-compiler)")
+    try:
+        sandbox = check_sandbox(args.sandbox)
+        for bot in bots:
+            preflight(bot, sandbox)
+    except (SandboxError, LaunchError) as exc:
+        raise CliError(str(exc)) from None
+    if args.log and Path(args.log).exists() and not args.force:
+        raise CliError(f"{args.log} exists (a log is never overwritten; --force replaces it)")
+    try:
+        game.check_players(len(bots))
+    except GameError as exc:
+        raise CliError(f"{exc} (one BOT per seat)") from None
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    setup = resolve_setup(game.name, args.setup, args.set, len(bots), seed)
+    try:
+        clock = ClockSettings(budget_ms=args.budget_ms, increment_ms=args.increment_ms,
+                              margin_ms=args.margin_ms, mode=args.clock_mode)
+    except ClockError as exc:
+        raise CliError(str(exc)) from None
+    limits = Limits(address_space_mb=args.memory_mb)
+    log_path = args.log or default_log_path(game.name, seed)
+    names = [b.name for b in bots]
+    show: Callable[[State, int, Any], None] | None = None
+    if args.show:
+        initial, _ = game.start(setup, len(bots), seed)
+        print(initial.render(), flush=True)
+
+        def show(state: State, seat: int, move: Any) -> None:
+            print(f"\n{names[seat]} (seat {seat}) chose {game.render_move(move)}.", flush=True)
+            print(state.render(), flush=True)
+
+    from arena.logs.signing import (
+        user_key,  # the log is signed with the user's key (protocol/LOGS.md)
+    )
+    plan = MatchPlan(game, bots, setup, seed, clock, f"{game.name}-{seed}", log_path, limits, sandbox,
+                     trace_path=args.trace, log_key=user_key(create=True))
+    announce(sandbox)
+    try:
+        result = play_match(plan, on_ply=show)
+    except MachineError as exc:
+        if not args.log and log_path.exists() and log_path.stat().st_size == 0:
+            log_path.unlink()  # the name claimed for a log that was never written
+        print(f"arena match: error: {exc}; no result recorded", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps(result.summary()))
+    else:
+        if args.show:
+            print()
+        print(f"{game.name} seed {seed}: {describe(result)}")
+        print(f"log: {result.log}")
+    return EXIT_OK
+
+
+def describe(result: Any) -> str:
+    """One line saying who won and why."""
+    best = min(result.ranks)
+    winners = [result.names[i] for i, r in enumerate(result.ranks) if r == best]
+    outcome = (f"{winners[0]} (seat {result.ranks.index(best)}) wins" if len(winners) == 1 and result.players > 1
+               else f"shared first place: {', '.join(winners)}" if len(winners) > 1 else "solo game")
+    tail = f", offender seat {result.offender}" if result.offender is not None else ""
+    detail = f" ({result.detail})" if result.detail else ""
+    return (f"{outcome}; reason {result.reason}{tail}{detail}; scores {result.scores}; "
+            f"ranks {result.ranks}; {result.plies} plies")
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    """List the registered games."""
+    for name in game_names():
+        game = get_game(name)
+        span = f"{game.min_players}" if game.min_players == game.max_players else f"{game.min_players}-{game.max_players}"
+        print(f"{name:10} v{game.version}  {span} players  {game.description}")
+    return EXIT_OK
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    """List the registered bots, of one game or of all."""
+    games = [find_game(args.game).name] if args.game else game_names()
+    for game in games:
+        for bot in bots_for(game):
+            options = f"  (options: {', '.join(bot.options)})" if bot.options else ""
+            print(f"{game:10} {bot.name:12} {bot.description}{options}")
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Print, dump, verify or re-run a match log."""
+    return run_replay(args)
+
+
+def build_parser() -> Parser:
+    """The argument parser of every subcommand."""
+    parser = Parser(prog="arena", description="Referee, tournaments and replays for game-playing bots.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debugging details")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    m = sub.add_parser("match", help="play one match")
+    m.add_argument("game")
+    m.add_argument("bots", nargs="+", metavar="BOT",
+                   help="registered name, path/bot.py, module:Class or exec:COMMAND (one per seat)")
+    m.add_argument("--setup", metavar="FILE", help="setup file (JSON, TOML, or the game's own format)")
+    m.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="setup key (JSON value); overrides --setup; repeatable")
+    m.add_argument("--seed", type=non_negative_int, help="match seed (random board completion, chance)")
+    m.add_argument("--budget-ms", type=non_negative_int, default=10_000, help="time budget per seat for the whole match")
+    m.add_argument("--increment-ms", type=non_negative_int, default=0, help="time added after each move")
+    m.add_argument("--margin-ms", type=non_negative_int, default=200, help="grace past a deadline")
+    m.add_argument("--clock-mode", choices=["wall", "cpu"], default="wall",
+                   help="charge elapsed time (wall) or the bot's CPU time with a wall cap (cpu)")
+    m.add_argument("--sandbox", choices=["auto", "bwrap", "uid", "none"], default="auto",
+                   help="auto (default): bwrap where it works, else each bot its own uid; none: trusted bots "
+                        "only (arena doctor tells what this machine supports)")
+    m.add_argument("--memory-mb", type=non_negative_int, default=4096, help="address-space limit per bot")
+    m.add_argument("--log", metavar="PATH", help="match log path (default logs/GAME-TIME-seedN-ID.msgpack, "
+                                                 "never an existing file)")
+    m.add_argument("--force", action="store_true", help="let --log replace an existing file")
+    m.add_argument("--trace", metavar="FILE",
+                   help="append every message between the referee and the bots to FILE (JSON lines)")
+    m.add_argument("--show", action="store_true", help="print the board after every move")
+    m.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    m.set_defaults(func=cmd_match)
+
+    g = sub.add_parser("games", help="list the games")
+    g.set_defaults(func=cmd_games)
+
+    b = sub.add_parser("bots", help="list the registered bots")
+    b.add_argument("game", nargs="?")
+    b.set_defaults(func=cmd_bots)
+
+    r = sub.add_parser("replay", help="print, verify or dump a match log")
+    r.add_argument("log")
+    r.add_argument("--verify", action="store_true", help="re-simulate; exit 1 at the first disagreement")
+    r.add_argument("--json", action="store_true", help="dump the whole log as JSON")
+    r.add_argument("--at", type=non_negative_int, metavar="N", help="show the position after ply N")
+    add_replay_arguments(r)
+    r.set_defaults(func=cmd_replay)
+    for module in SUBCOMMAND_MODULES:
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `arena` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except CliError as exc:
+        print(f"arena {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("arena: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    # `python -m arena.cli` runs this file as __main__: run the importable module instead, so
+    # that main() catches the arena.cli.CliError the subcommand modules raise.
+    from arena.cli.main import main as _main
+
+    sys.exit(_main())

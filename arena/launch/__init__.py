@@ -1,0 +1,1 @@
+"""Starting bots: specs, plug-in discovery, processes, the sandbox, uids, cgroups, Pascal hosts."""

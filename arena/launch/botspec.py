@@ -1,0 +1,148 @@
+"""BOT specs of the command line and configs: registered names, Python bots, `exec:` programs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from arena.launch.plugins import bots_for, registered_bots
+
+
+class BotSpecError(ValueError):
+    """A BOT spec names no bot that can be started."""
+
+
+class BotOptionsError(BotSpecError):
+    """A registered bot refuses the options it was given."""
+
+
+class BotKind(StrEnum):
+    """How a bot is started."""
+
+    REGISTERED = "registered"  # a name from the `arena.bots` entry points
+    PYTHON = "python"  # path/bot.py[:Class] or module:Class, served by protocol.run
+    EXEC = "exec"  # any program speaking the protocol through ARENA_ENDPOINT/ARENA_TOKEN
+    STDIO = "stdio"  # any program speaking the protocol as JSON lines on stdin/stdout
+    PASCAL = "pascal"  # a Turbo Pascal arrows module, compiled with a generated stdio host
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A parsed BOT spec: what to run, and the name it plays under."""
+
+    text: str
+    kind: BotKind
+    target: str  # module:Class or path for Python bots, the command line for exec bots
+    argv: tuple[str, ...]
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+    display: str = ""
+    files: str = ""  # the bot's own directory, shown read-only in a sandbox (default: its program's)
+
+    @property
+    def name(self) -> str:
+        """The name shown in results: the display name, else the spec text."""
+        return self.display or self.text
+
+
+def _python_argv(target: str, options: dict[str, Any]) -> tuple[str, ...]:
+    argv = [sys.executable, "-m", "protocol.run", target]
+    if options:
+        argv += ["--options-json", json.dumps(options, sort_keys=True)]
+    return tuple(argv)
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """Parse `k=v,k=v` (values JSON when they parse, else strings)."""
+    options: dict[str, Any] = {}
+    for pair in filter(None, text.split(",")):
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise BotSpecError(f"bot option {pair!r} is not KEY=VALUE")
+        try:
+            options[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key.strip()] = raw
+    return options
+
+
+def check_options(target: str, text: str, options: dict[str, Any]) -> None:
+    """Build a registered (trusted) bot once, so bad options fail here, not in every match."""
+    from protocol.run import BotLoadError, load_bot_class
+
+    try:
+        load_bot_class(target)(**options)
+    except BotLoadError as exc:
+        raise BotSpecError(str(exc)) from None
+    except (TypeError, ValueError) as exc:
+        raise BotOptionsError(f"bad options for {text}: {exc}") from None
+
+
+def _absolute_words(words: list[str]) -> list[str]:
+    """Make the program and any existing relative path absolute (bots run in their own dir)."""
+    out = []
+    for i, word in enumerate(words):
+        if not os.path.isabs(word) and (os.path.exists(word) and ("/" in word or i > 0)):
+            word = os.path.abspath(word)
+        out.append(word)
+    return out
+
+
+def parse_bot_spec(
+    text: str, game: str, options: dict[str, Any] | None = None, display: str = ""
+) -> BotSpec:
+    """Parse one BOT spec for a game; raises BotSpecError naming what is wrong."""
+    options = dict(options or {})
+    if not isinstance(text, str) or not text.strip():
+        raise BotSpecError("empty bot spec")
+    text = text.strip()
+    for prefix, kind in (("exec:", BotKind.EXEC), ("stdio:", BotKind.STDIO)):
+        if text.startswith(prefix):
+            try:
+                words = shlex.split(text[len(prefix):])
+            except ValueError as exc:
+                raise BotSpecError(f"{text!r}: {exc}") from None
+            if not words:
+                raise BotSpecError(f"{text!r}: {prefix} needs a command")
+            return BotSpec(text, kind, shlex.join(words), tuple(_absolute_words(words)), options, display)
+    if text.startswith("pascal:"):
+        path = Path(text[len("pascal:"):])
+        if not path.is_file():
+            raise BotSpecError(f"no such Pascal module: {path}")
+        # The command is known only once the module is compiled, at launch.
+        return BotSpec(text, BotKind.PASCAL, str(path.resolve()), (), options, display)
+    head, sep, tail = text.partition(":")
+    if head.endswith(".py"):
+        path = Path(head)
+        if not path.is_file():
+            raise BotSpecError(f"no such bot file: {head}")
+        class_name, _, option_text = tail.partition(":")  # path.py[:Class][:key=value,...]
+        if "=" in class_name:
+            class_name, option_text = "", tail
+        options = {**parse_options(option_text), **options}
+        target = str(path.resolve()) + (f":{class_name}" if class_name else "")
+        return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options), options, display)
+    registered = registered_bots().get((game, head))
+    if registered is not None:
+        if sep:
+            options = {**parse_options(tail), **options}
+        check_options(registered.target, text, options)
+        return BotSpec(
+            text, BotKind.REGISTERED, registered.target, _python_argv(registered.target, options),
+            options, display,
+        )
+    class_name, _, option_text = tail.partition(":")  # module:Class[:key=value,...]
+    if sep and class_name.isidentifier() and all(part.isidentifier() for part in head.split(".")):
+        options = {**parse_options(option_text), **options}
+        target = f"{head}:{class_name}"
+        return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options), options, display)
+    known = ", ".join(b.name for b in bots_for(game)) or "none"
+    raise BotSpecError(
+        f"unknown bot {text!r} for {game} (registered: {known}; or path/bot.py, module:Class, "
+        "exec:COMMAND, stdio:COMMAND, pascal:unit.pas)"
+    )

@@ -1,0 +1,172 @@
+"""A tiny supervisor that makes a bot, and everything it spawned, die with its worker.
+
+`python -I -S launcher.py PARENT_PID CPUS -- BOT ARGV...` runs the bot as its child and
+waits. When the bot ends, the launcher ends the same way (same status, same signal), so
+the referee sees exactly what the bot did. When PARENT_PID ends first (a tournament
+worker killed by SIGKILL, a lost Dask worker), the launcher kills the bot, the bot's
+cgroup or process group (whatever the bot spawned, setsid included) and removes the bot's
+scratch files, which a killed worker cannot do.
+
+Why more than a parent-death signal: PR_SET_PDEATHSIG (`setpriv --pdeathsig` in the
+launch chain of arena.launch.process) fires when the parent *thread* exits and never reaches the
+bot's own children. So the launcher clears the death signal it inherits (it must live to
+clean up), watches the parent *process* through a pidfd, and arms a death signal in the bot
+against itself, so the bot dies with the launcher whatever kills it. Stdlib only, started
+with `-I -S`: a few milliseconds once per bot process, nothing per match.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import select
+import shutil
+import signal
+import sys
+
+HUB_PREFIX = "arena-hub-"  # directories of arena.hub.Hub ipc endpoints
+BOT_DIR_PREFIX = "arena-bot-"  # working directories made by arena.process.BotProcess
+CGROUP_MOUNTS = ("/sys/fs/cgroup/unified", "/sys/fs/cgroup")
+EXIT_LAUNCH_FAILED = 127
+PR_SET_PDEATHSIG = 1
+
+
+def _death_signal(sig: int) -> None:
+    """Set this process's parent-death signal (0 clears it)."""
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0)
+
+
+def _bot_cgroup(controller: str) -> str:
+    """This launcher's cgroup path in a hierarchy ("" for v2), if it is a per-bot cgroup."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            for line in f:
+                _, names, path = line.rstrip("\n").split(":", 2)
+                if (controller == "" and names == "") or (controller and controller in names.split(",")):
+                    break
+            else:
+                return ""
+    except (OSError, ValueError):
+        return ""
+    # Only a per-bot cgroup of arena.launch.cgroups (.../arena-PID/botN), never a shared one.
+    if not os.path.basename(path).startswith("bot"):
+        return ""
+    if not os.path.basename(os.path.dirname(path)).startswith("arena-"):
+        return ""
+    return path
+
+
+def _kill_cgroup() -> bool:
+    """SIGKILL every process of this bot's own cgroup (this launcher included, in v2), if it has one."""
+    relative = _bot_cgroup("")
+    for mount in CGROUP_MOUNTS if relative else ():
+        try:
+            with open(f"{mount}{relative}/cgroup.kill", "w") as f:
+                f.write("1")
+            return True
+        except OSError:
+            continue
+    relative = _bot_cgroup("pids")  # v1 only: kill the members until none but us is left
+    if not relative:
+        return False
+    me = os.getpid()
+    for _ in range(1000):
+        try:
+            with open(f"/sys/fs/cgroup/pids{relative}/cgroup.procs") as f:
+                members = {int(p) for p in f.read().split()} - {me}
+        except (OSError, ValueError):
+            return False
+        if not members:
+            return True
+        for pid in members:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    return True
+
+
+def _cleanup() -> None:
+    """Remove what a killed worker cannot: the bot's working directory and its ipc socket."""
+    try:
+        cwd = os.getcwd()
+    except OSError:  # already removed
+        cwd = ""
+    if os.path.basename(cwd).startswith(BOT_DIR_PREFIX):
+        shutil.rmtree(cwd, ignore_errors=True)
+    endpoint = os.environ.get("ARENA_ENDPOINT", "")
+    if endpoint.startswith("ipc://"):
+        path = endpoint[len("ipc://"):]
+        if os.path.basename(os.path.dirname(path)).startswith(HUB_PREFIX):
+            for remove in (os.unlink, os.rmdir):  # rmdir succeeds only for the last seat
+                try:
+                    remove(path if remove is os.unlink else os.path.dirname(path))
+                except OSError:
+                    pass
+
+
+def _mirror(status: int) -> None:
+    """End this process the way the bot ended."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)  # only reached for signals whose default action is not to die
+    os._exit(os.waitstatus_to_exitcode(status))
+
+
+def main(argv: list[str]) -> None:
+    """Launch the bot and supervise it; never returns."""
+    if len(argv) < 4 or argv[2] != "--":
+        print("usage: launcher.py PARENT_PID CPUS -- BOT ARGV...", file=sys.stderr)
+        os._exit(2)
+    parent, cpus, command = int(argv[0]), argv[1], argv[3:]
+    me = os.getpid()
+    _death_signal(0)  # an inherited death signal would kill us before we could clean up
+    try:
+        parent_fd = os.pidfd_open(parent)
+    except ProcessLookupError:
+        os._exit(EXIT_LAUNCH_FAILED)
+    if os.getppid() != parent:  # the parent died before the pidfd was opened
+        os._exit(EXIT_LAUNCH_FAILED)
+    if cpus != "-":
+        # Pinned before the fork, so the bot and its children inherit the set.
+        os.sched_setaffinity(0, {int(c) for c in cpus.split(",")})
+    child = os.fork()
+    if child == 0:
+        os.close(parent_fd)
+        _death_signal(signal.SIGKILL)  # the bot dies with this launcher, however it dies
+        if os.getppid() != me:
+            os._exit(EXIT_LAUNCH_FAILED)
+        try:
+            os.execvp(command[0], command)
+        except OSError as exc:
+            print(f"cannot start {command[0]}: {exc.strerror}", file=sys.stderr, flush=True)
+        os._exit(EXIT_LAUNCH_FAILED)
+    for fd in (0, 1, 2):  # the pipes are the bot's: a stdio bot's end of file must be its own
+        os.close(fd)
+    try:
+        child_fd = os.pidfd_open(child)
+        while True:
+            ready, _, _ = select.select([parent_fd, child_fd], [], [])
+            if child_fd in ready:
+                _, status = os.waitpid(child, 0)
+                _mirror(status)
+            if parent_fd in ready:
+                break
+    finally:
+        # The parent is gone (or this supervisor failed): nothing of the bot may outlive it.
+        try:
+            os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _cleanup()
+        # The bot's descendants, then this process: its cgroup, else its process group
+        # (never the group of whoever started us: only when we lead our own).
+        if not _kill_cgroup() and os.getpgrp() == os.getpid():
+            os.killpg(0, signal.SIGKILL)
+    os._exit(EXIT_LAUNCH_FAILED)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

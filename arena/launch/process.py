@@ -1,0 +1,405 @@
+"""Bot processes: launched with limits in their own session and directory, watched, killed."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import logging
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.launch import uids
+from arena.launch.botspec import BotSpec
+from arena.launch.cgroups import BotCgroup, CgroupLimits
+from arena.launch.isolation import (
+    MARK_VARIABLE,
+    become_subreaper,
+    process_tree_cpu_ms,
+    reap_children,
+    sweep_orphans,
+)
+from arena.launch.sandbox import (
+    ChainPlan,
+    Isolation,
+    Sandbox,
+    launcher_argv,
+    own_files_dir,
+    resolve_sandbox,
+    unreachable,
+)
+from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES
+
+log = logging.getLogger(__name__)
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# Variables a bot may see from the organiser's environment; everything else (tokens,
+# credentials, cloud keys) stays out.
+ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT")
+OUTPUT_LIMIT = 32 * 1024  # bytes of stdout+stderr kept per bot (the tail)
+_READ_CHUNK = 65536
+
+
+LAUNCH_RETRIES = 5  # tries when the machine refuses a process (EAGAIN, ENOMEM), with back-off
+_MACHINE_ERRNOS = (errno.EAGAIN, errno.ENOMEM)
+
+
+class LaunchError(RuntimeError):
+    """A bot process could not be started at all."""
+
+
+class MachineError(RuntimeError):
+    """The machine refused to start a bot (no processes, memory or uids left): never a bot's fault."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits applied before the bot's program runs (None = not limited)."""
+
+    address_space_mb: int | None = 4096
+    cpu_seconds: int | None = None
+    file_size_mb: int | None = 64
+    open_files: int | None = 256
+    processes: int | None = 64  # the bot's cgroup pids.max (and RLIMIT_NPROC of its own uid)
+    memory_mb: int | None = 2048  # the bot's cgroup memory limit (its tmpfs files count too)
+    disk_mb: int | None = 256  # size of each of its private tmpfs (work directory, /tmp) in bwrap
+
+    def cgroup(self) -> CgroupLimits:
+        """The part of these limits that the bot's cgroup enforces."""
+        return CgroupLimits(processes=self.processes, memory_mb=self.memory_mb)
+
+    def prlimit_args(self, own_uid: bool = False) -> list[str]:
+        """The arguments of util-linux `prlimit` that apply these limits.
+
+        RLIMIT_NPROC counts every process of a uid: applied only to a bot's own uid, never
+        to the organiser's (where the cgroup's pids.max does the job).
+        """
+        args = []
+        if self.address_space_mb is not None:
+            args.append(f"--as={self.address_space_mb * 2**20}")
+        if self.cpu_seconds is not None:
+            args.append(f"--cpu={self.cpu_seconds}")
+        if self.file_size_mb is not None:
+            args.append(f"--fsize={self.file_size_mb * 2**20}")
+        if self.open_files is not None:
+            args.append(f"--nofile={self.open_files}")
+        if self.processes is not None and own_uid:
+            args.append(f"--nproc={self.processes}")
+        return args
+
+
+class OutputTail:
+    """The last `limit` bytes a process wrote, and how many bytes were dropped before them."""
+
+    def __init__(self, limit: int = OUTPUT_LIMIT) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        """Append a chunk, keeping only the tail."""
+        self.data += chunk
+        excess = len(self.data) - self.limit
+        if excess > 0:
+            del self.data[:excess]
+            self.dropped += excess
+
+    def last_line(self) -> str:
+        """The last non-empty line written (shortened), for one-line failure reports."""
+        lines = [l for l in self.data.decode("utf-8", errors="replace").splitlines() if l.strip()]
+        return lines[-1].strip()[:200] if lines else ""
+
+    def text(self) -> str:
+        """The kept output as text, prefixed by a note when bytes were dropped."""
+        body = self.data.decode("utf-8", errors="replace")
+        return f"[{self.dropped} earlier bytes dropped]\n{body}" if self.dropped else body
+
+
+def bot_environment(workdir: str, endpoint: str, token: str) -> dict[str, str]:
+    """The minimal environment of a bot process."""
+    env = {key: os.environ[key] for key in ENV_ALLOWED if key in os.environ}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    # Python bots import `protocol` (and may import `arena.games`) even from a source tree.
+    paths = [str(PROJECT_ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env["HOME"] = env["TMPDIR"] = workdir
+    env["PYTHONUNBUFFERED"] = "1"
+    if endpoint:  # stdio bots talk through their pipes and get neither
+        env[ENV_ENDPOINT] = endpoint
+        env[ENV_TOKEN] = token
+    return env
+
+
+def preflight(spec: BotSpec, sandbox: Sandbox) -> None:
+    """LaunchError when a bot cannot start at all: missing or non-executable program, closed files.
+
+    Checked before the first move, so that a bad spec is a usage error and not a played match.
+    """
+    if spec.argv and shutil.which(spec.argv[0]) is None:
+        what = "not executable" if os.path.exists(spec.argv[0]) else "no such program"
+        raise LaunchError(f"{spec.text}: {what}: {spec.argv[0]}")
+    isolation = resolve_sandbox(sandbox)
+    if isolation.own_uid and spec.argv:
+        BotProcess(spec, "", "", sandbox=sandbox)._check_reachable(isolation, spec.files or own_files_dir(spec.argv))
+
+
+def _lease_uid() -> uids.UidLease:
+    """A uid of the pool, waiting with back-off while all are in use (other workers free theirs)."""
+    for attempt in range(LAUNCH_RETRIES):
+        try:
+            return uids.acquire()
+        except uids.UidPoolError as exc:
+            if attempt == LAUNCH_RETRIES - 1:
+                raise MachineError(str(exc)) from None
+            time.sleep(0.05 * 2**attempt)
+    raise AssertionError("unreachable")
+
+
+class BotProcess:
+    """One running bot program; its death is visible at once through a pidfd."""
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        endpoint: str,
+        token: str,
+        limits: Limits | None = None,
+        stdio: bool = False,
+        sandbox: Sandbox = Sandbox.NONE,
+        supervisor: tuple[str, ...] = (),
+    ) -> None:
+        self.spec = spec
+        self.sandbox = sandbox
+        self.supervisor = supervisor  # runs as the arena's user, outside any sandbox
+        self.cgroup: BotCgroup | None = None
+        self.lease: uids.UidLease | None = None
+        self.limit_note = ""  # which cgroup limit stopped the bot, kept after the cgroup is gone
+        self.mark = secrets.token_hex(8)
+        self.stdio = stdio  # protocol on stdin/stdout (JSON lines); output captures stderr only
+        self.stdin_fd = -1
+        self.stdout_fd = -1
+        self.endpoint = endpoint
+        self.token = token
+        self.limits = limits or Limits()
+        self.output = OutputTail()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.pidfd = -1
+        self.output_fd = -1
+        self.workdir = ""
+        self.exit_status: int | None = None
+
+    @property
+    def uid(self) -> int | None:
+        """The bot's own uid, when it has one."""
+        return self.lease.uid if self.lease is not None else None
+
+    def _prepare(self) -> ChainPlan:
+        """Lease a uid, hand it the work directory and socket, create the cgroups."""
+        isolation = resolve_sandbox(self.sandbox)
+        self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
+        become_subreaper()
+        if isolation.own_uid:
+            self.lease = _lease_uid()
+            os.chown(self.workdir, self.lease.uid, self.lease.uid)
+            if self.endpoint.startswith("ipc://"):
+                socket_path = self.endpoint[len("ipc://"):]
+                os.chown(socket_path, self.lease.uid, self.lease.uid)
+                os.chmod(socket_path, 0o600)
+        own = self.spec.files or own_files_dir(self.spec.argv)
+        if isolation.own_uid:
+            self._check_reachable(isolation, own)
+        self.cgroup = BotCgroup.create(self.limits.cgroup())
+        limit_args = self.limits.prlimit_args(own_uid=self.lease is not None) if shutil.which("prlimit") else []
+        return ChainPlan(
+            command=tuple(self.spec.argv), isolation=isolation, workdir=self.workdir,
+            endpoint=self.endpoint, readable=(own,) if own else (), uid=self.uid,
+            limit_args=tuple(limit_args), disk_mb=self.limits.disk_mb,
+            procs_files=tuple(self.cgroup.procs_files()) if self.cgroup is not None else (),
+            supervisor=self.supervisor,
+        )
+
+    def _check_reachable(self, isolation: Isolation, own: str) -> None:
+        """LaunchError unless the bot's own uid can read its program and files."""
+        program = shutil.which(self.spec.argv[0]) if self.spec.argv else None
+        for path in filter(None, (program, own)):
+            if isolation.mode == Sandbox.UID:  # no sandbox: every folder above must let it pass
+                blocked = unreachable(path)
+            else:  # bwrap shows the folder itself, under parents of its own
+                blocked = path if not os.stat(path).st_mode & 0o004 else ""
+                if not blocked and os.path.isdir(path) and not os.stat(path).st_mode & 0o001:
+                    blocked = path
+            if blocked:
+                raise LaunchError(f"{self.spec.text}: {path} is closed to the bot's own uid at {blocked} "
+                                  f"(sandbox {isolation.mode}: chmod o+rX it, or use --sandbox none for trusted bots)")
+
+    def _popen(self, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+        """Popen, retried with back-off while the machine refuses (EAGAIN, ENOMEM)."""
+        for attempt in range(LAUNCH_RETRIES):
+            try:
+                return subprocess.Popen(
+                    argv,
+                    stdin=subprocess.PIPE if self.stdio else subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE if self.stdio else subprocess.STDOUT,
+                    cwd=self.workdir,
+                    env=env,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            except OSError as exc:
+                if exc.errno not in _MACHINE_ERRNOS:
+                    raise LaunchError(f"cannot start {self.spec.text}: {exc}") from None
+                if attempt == LAUNCH_RETRIES - 1:
+                    raise MachineError(f"the machine refused a process for {self.spec.text}: "
+                                       f"{exc.strerror} after {LAUNCH_RETRIES} tries") from None
+                time.sleep(0.05 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def start(self) -> None:
+        """Launch the program in its own session, directory, cgroups, uid and sandbox."""
+        try:
+            plan = self._prepare()
+            env = bot_environment(self.workdir, self.endpoint, self.token)
+            env[MARK_VARIABLE] = self.mark
+            self.proc = self._popen(launcher_argv(plan), env)
+        except BaseException:
+            self._release()
+            raise
+        proc = self.proc
+        if self.stdio and proc.stdin is not None and proc.stdout is not None and proc.stderr is not None:
+            self.stdin_fd, self.stdout_fd = proc.stdin.fileno(), proc.stdout.fileno()
+            self.output_fd = proc.stderr.fileno()
+            os.set_blocking(self.stdin_fd, False)
+            os.set_blocking(self.stdout_fd, False)
+            try:  # room for a whole message in the pipe, so a send never has to wait
+                fcntl.fcntl(self.stdin_fd, fcntl.F_SETPIPE_SZ, MAX_MESSAGE_BYTES)
+            except OSError:
+                log.debug("cannot enlarge the stdin pipe of %s", self.spec.text)
+        elif proc.stdout is not None:
+            self.output_fd = proc.stdout.fileno()
+        os.set_blocking(self.output_fd, False)
+        self.pidfd = os.pidfd_open(proc.pid)
+
+    def _release(self) -> None:
+        """Give back what _prepare took: cgroups, uid, work directory."""
+        if self.cgroup is not None:
+            self.limit_note = self.cgroup.limit_hit()
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
+        if self.workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = ""
+
+    @property
+    def pid(self) -> int:
+        """The process id (0 before start)."""
+        return self.proc.pid if self.proc else 0
+
+    def drain_output(self) -> bool:
+        """Read whatever output is available; False once the pipe is closed."""
+        if self.output_fd < 0:
+            return False
+        while True:
+            try:
+                chunk = os.read(self.output_fd, _READ_CHUNK)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            self.output.add(chunk)
+
+    def poll(self) -> int | None:
+        """The exit status once the process has ended (negative: killed by that signal)."""
+        if self.exit_status is None and self.proc is not None:
+            self.exit_status = self.proc.poll()
+        return self.exit_status
+
+    @property
+    def alive(self) -> bool:
+        """True while the process runs."""
+        return self.proc is not None and self.poll() is None
+
+    def describe_exit(self) -> str:
+        """A short description of how the process ended, with its last line of output."""
+        status = self.poll()
+        if status is None:
+            how = "still running"
+        elif status < 0:
+            try:
+                how = f"killed by {signal.Signals(-status).name}"
+            except ValueError:
+                how = f"killed by signal {-status}"
+        else:
+            how = f"exited with status {status}"
+        limit = self.cgroup.limit_hit() if self.cgroup is not None else self.limit_note
+        if limit:
+            how += f", after {limit}"
+        last = self.output.last_line()
+        return f"{how} ({last})" if last else how
+
+    def cpu_ms(self) -> float:
+        """CPU time used so far by the bot's whole process tree, in milliseconds."""
+        if self.cgroup is not None:
+            return self.cgroup.cpu_ms()
+        return process_tree_cpu_ms(self.pid) if self.pid else 0.0
+
+    def kill(self) -> None:
+        """Kill the bot and every descendant (setsid ones too), reap, release fds and directory."""
+        if self.proc is not None:
+            members = self.cgroup.pids() if self.cgroup is not None else set()
+            if self.cgroup is not None:
+                self.cgroup.kill()
+            if self.exit_status is None:  # once reaped, the pid (and group id) may be reused
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
+                log.error("bot %s (pid %d) survived SIGKILL", self.spec.text, self.proc.pid)
+            self.poll()
+            reap_children(members - {self.proc.pid})
+            sweep_orphans(self.mark, exclude=self.proc.pid)
+        self.close()
+
+    def wait_exit(self, timeout: float) -> bool:
+        """Wait up to timeout seconds for the process to exit by itself."""
+        if self.proc is None:
+            return True
+        deadline = time.monotonic() + timeout
+        while self.poll() is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            self.drain_output()
+            time.sleep(min(0.005, remaining))
+        return True
+
+    def close(self) -> None:
+        """Release the pidfd, the output pipe and the working directory."""
+        self.drain_output()
+        if self.pidfd >= 0:
+            os.close(self.pidfd)
+            self.pidfd = -1
+        if self.proc is not None:
+            for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                if pipe is not None:
+                    try:
+                        pipe.close()
+                    except OSError:  # a stdin pipe with unsent bytes to a dead bot
+                        pass
+        self.output_fd = self.stdin_fd = self.stdout_fd = -1
+        if self.proc is None or self.poll() is not None:  # a live bot keeps its uid and cgroups
+            self._release()

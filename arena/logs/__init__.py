@@ -1,0 +1,1 @@
+"""Match logs: the format, its signatures, re-simulation and verification."""

@@ -1,0 +1,414 @@
+"""Replaying match logs: re-simulation that detects tampering, and the text view."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from arena.clock import ClockError, ClockMode, ClockSettings
+from arena.games import GameError, State, UnknownGame, get_game, ranks_with_last
+from arena.logs.matchlog import MatchLog, position_fingerprint
+
+FAILURE_REASONS = {"timeout", "illegal", "crash", "protocol"}
+CLOCK_TOLERANCE_MS = 0.01  # the referee rounds clocks and times to 0.001 ms
+ROUNDING_MS = 0.001  # per logged time: each is rounded to 0.001 ms, the total as well
+# Endings after which the offender may have used time no record charges: its illegal move,
+# the reply it sent before breaking the protocol, the turn it ran out of time in, and a
+# resignation written by an arena older than the `resign` record.
+UNLOGGED_TIME_REASONS = frozenset({"timeout", "illegal", "protocol", "resigned"})
+
+
+@dataclass
+class Verdict:
+    """The outcome of verifying a log: ok, or the first ply that disagrees and why."""
+
+    ok: bool
+    message: str
+    ply: int | None = None
+    truncated: bool = False
+    plies: int = 0  # plies re-simulated without disagreement
+
+
+class Disagreement(Exception):
+    """The log disagrees with the re-simulation at a ply."""
+
+    def __init__(self, ply: int, message: str) -> None:
+        super().__init__(f"ply {ply}: {message}")
+        self.ply = ply
+
+
+def _start(log: MatchLog) -> tuple[State, list[list[Any]]]:
+    header = log.header
+    try:
+        game = get_game(header["game"])
+    except UnknownGame as exc:
+        raise Disagreement(0, str(exc)) from None
+    if header.get("game_version") != game.version:
+        raise Disagreement(0, f"log is for {game.name} version {header.get('game_version')}, "
+                              f"this arena has version {game.version}")
+    if len(header.get("seats", [])) != header["players"]:
+        raise Disagreement(0, f"header: {header['players']} players but {len(header.get('seats', []))} seats")
+    try:
+        setup = game.validate_setup(header["setup"], header["players"])
+        return game.start(setup, header["players"], header["seed"])
+    except (GameError, KeyError, TypeError) as exc:
+        raise Disagreement(0, f"setup does not validate: {exc}") from None
+
+
+def positions(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, State]]:
+    """Yield (move record, state after it), starting with (None, initial state).
+
+    The same State object is yielded every time and changed in place by the next move:
+    copy it (or take to_data()) before advancing when positions are kept.
+    """
+    state, _ = _start(log)
+    yield None, state
+    for record in log.records:
+        if record["kind"] == "move":
+            state.apply(record["move"])
+            yield record, state
+
+
+def header_clocks(header: dict[str, Any]) -> list[ClockSettings]:
+    """Every seat's clock settings: the header's `seat_clocks` when present, else `clock` for all."""
+    players = header["players"]
+    per_seat = header.get("seat_clocks")
+    if per_seat is None:
+        return [ClockSettings(**header["clock"])] * players
+    if not isinstance(per_seat, list) or len(per_seat) != players:
+        raise ValueError(f"seat_clocks must hold one clock per seat ({players})")
+    return [ClockSettings(**c) for c in per_seat]
+
+
+class _Clocks:
+    """Every seat's clock as the log states it, checked against the clock rules."""
+
+    def __init__(self, log: MatchLog) -> None:
+        try:
+            self.seat_settings = header_clocks(log.header)
+        except (ClockError, TypeError, ValueError) as exc:
+            raise Disagreement(0, f"header: clock settings do not validate: {exc}") from None
+        self.left = [float(s.budget_ms) for s in self.seat_settings]
+
+    def ready(self, record: dict[str, Any], ply: int) -> None:
+        seat = record["seat"]
+        if not 0 <= seat < len(self.left):
+            raise Disagreement(ply, f"ready of seat {seat}, which does not exist")
+        want = max(0.0, self.left[seat] - record["time_ms"])
+        if abs(record["clock"] - want) > CLOCK_TOLERANCE_MS:
+            raise Disagreement(ply, f"seat {seat}'s clock after init is {record['clock']} ms, but "
+                                    f"{self.left[seat]} - {record['time_ms']} ms used leaves {want:.3f}")
+        self.left[seat] = float(record["clock"])
+
+    def move(self, record: dict[str, Any], ply: int) -> None:
+        seat, clocks = record["seat"], record["clocks"]
+        if len(clocks) != len(self.left):
+            raise Disagreement(ply, f"{len(clocks)} clocks for {len(self.left)} seats")
+        increment = self.seat_settings[seat].increment_ms
+        for other, logged in enumerate(clocks):
+            want = self.left[other]
+            if other == seat:
+                want = max(0.0, want - record["time_ms"]) + increment
+            if not isinstance(logged, (int, float)) or abs(logged - want) > CLOCK_TOLERANCE_MS:
+                if other == seat:
+                    why = (f"{self.left[other]} - {record['time_ms']} ms used + {increment} ms "
+                           f"increment gives {want:.3f}")
+                else:
+                    why = f"it was {want} and seat {other} did not move"
+                raise Disagreement(ply, f"seat {other}'s clock is {logged!r} ms, but {why}")
+        self.left = [float(c) for c in clocks]
+
+
+def _simulate(log: MatchLog) -> tuple[State, int, int | None, int | None]:
+    """Re-play every record; return (final state, plies, seat of a recorded illegal move, seat that resigned)."""
+    state, opening = _start(log)
+    clocks = _Clocks(log)
+    expected: deque[list[Any]] = deque(opening)
+    ply = 0
+    illegal_seat: int | None = None
+    resigned_seat: int | None = None  # a seat that answered its turn with `resign`
+    ready: set[int] = set()  # the seats that answered init
+    matched = False  # a fingerprint agreed: the engine describes positions as the writer's did
+    for record in log.records:
+        kind = record["kind"]
+        if illegal_seat is not None and kind in ("move", "event", "illegal", "resign"):
+            raise Disagreement(ply + 1, f"a {kind} record after the illegal move that ended the match")
+        if resigned_seat is not None and kind in ("move", "event", "illegal", "resign"):
+            raise Disagreement(ply + 1, f"a {kind} record after the resignation that ended the match")
+        if not ply and kind in ("move", "illegal", "resign") and len(ready) < len(clocks.left):
+            # The referee sends the first turn only once every seat answered init.
+            missing = sorted(set(range(len(clocks.left))) - ready)
+            raise Disagreement(1, f"a {kind} record, but seat(s) {missing} never answered init")
+        if kind == "event":
+            if not expected:
+                raise Disagreement(ply, f"referee event {_short(record['event'])} was never generated "
+                                        f"by the seeded generator")
+            want = expected.popleft()
+            if record["event"] != want:
+                raise Disagreement(ply, f"referee event {_short(record['event'])} differs from the seeded "
+                                        f"generator's {_short(want)}")
+            if record["ply"] != ply:
+                raise Disagreement(ply, f"referee event numbered ply {record['ply']}, generated after ply {ply}")
+        elif kind == "ready":
+            if ply:
+                raise Disagreement(ply, f"ready of seat {record['seat']} after the first move")
+            if record["seat"] in ready:
+                raise Disagreement(ply, f"seat {record['seat']} answered init twice")
+            clocks.ready(record, ply)
+            ready.add(record["seat"])
+        elif kind == "move":
+            if expected:
+                raise Disagreement(ply, f"referee event {_short(expected[0])} missing before ply {ply + 1}")
+            ply += 1
+            _check_move(state, record, ply)
+            try:
+                expected.extend(state.apply(record["move"]))
+            except GameError as exc:
+                raise Disagreement(ply, f"move {_short(record['move'])} is not legal: {exc}") from None
+            if "pos" in record:
+                if record["pos"] != position_fingerprint(state):
+                    hint = "" if matched else (
+                        f" (no earlier fingerprint matched: if nothing was edited, this arena's {log.header['game']} "
+                        f"engine describes positions differently from the one that wrote the log)")
+                    raise Disagreement(ply, f"seat {record['seat']}'s move {_short(record['move'])} does not lead "
+                                            f"to the position the match reached (fingerprint differs): "
+                                            f"the move was changed{hint}")
+                matched = True
+            clocks.move(record, ply)
+        elif kind == "illegal":
+            if record["ply"] != ply + 1 or record["seat"] != state.to_move():
+                raise Disagreement(ply + 1, f"illegal move recorded for seat {record['seat']} at ply "
+                                            f"{record['ply']}, but seat {state.to_move()} was to play ply {ply + 1}")
+            try:
+                state.copy().apply(record["move"])
+            except GameError:
+                illegal_seat = record["seat"]
+            else:
+                raise Disagreement(ply + 1, f"move {_short(record['move'])} recorded as illegal is legal")
+        elif kind == "resign":
+            if record["ply"] != ply + 1 or record["seat"] != state.to_move():
+                raise Disagreement(ply + 1, f"resignation recorded for seat {record['seat']} at ply "
+                                            f"{record['ply']}, but seat {state.to_move()} was to play ply {ply + 1}")
+            resigned_seat = record["seat"]
+    if expected and not log.truncated:
+        raise Disagreement(ply, f"referee event {_short(expected[0])} missing at the end")
+    return state, ply, illegal_seat, resigned_seat
+
+
+def _check_move(state: State, record: dict[str, Any], ply: int) -> None:
+    if record["ply"] != ply:
+        raise Disagreement(ply, f"move numbered ply {record['ply']}")
+    if state.is_over():
+        raise Disagreement(ply, "a move after the game was over")
+    if record["seat"] != state.to_move():
+        raise Disagreement(ply, f"seat {record['seat']} moved, but seat {state.to_move()} was to move")
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check_result(log: MatchLog, state: State, plies: int, illegal_seat: int | None,
+                  resigned_seat: int | None = None) -> str:
+    """Compare the result record with the re-simulation; return the verdict message."""
+    result = log.result
+    assert result is not None  # narrowing: verify() handles the truncated case first
+    reason = result["reason"]
+    if result["plies"] != plies:
+        raise Disagreement(plies, f"result: plies {result['plies']}, but the log holds {plies} moves")
+    if "game" in result and result["game"] != log.header["game"]:
+        raise Disagreement(plies, f"result: game {result['game']!r}, header {log.header['game']!r}")
+    if "players" in result and list(result["players"]) != log.names:
+        raise Disagreement(plies, f"result: players {result['players']!r}, header seats {log.names!r}")
+    offender = result["offender"]
+    if (reason == "illegal") != (illegal_seat is not None):
+        raise Disagreement(plies, f"result: reason {reason!r}, but the log "
+                                  f"{'records' if illegal_seat is not None else 'holds no'} illegal move")
+    if (resigned_seat is not None) and reason != "resigned":
+        raise Disagreement(plies, f"result: reason {reason!r}, but the log records a resignation")
+    if reason in FAILURE_REASONS or resigned_seat is not None:
+        if state.is_over():
+            raise Disagreement(plies, f"result: {reason} of seat {offender} after the game was already over")
+        if not isinstance(offender, int) or not 0 <= offender < log.header["players"]:
+            raise Disagreement(plies, f"result: {reason} without a valid offender")
+        if illegal_seat is not None and offender != illegal_seat:
+            raise Disagreement(plies, f"result: offender {offender}, but seat {illegal_seat} made the illegal move")
+        if resigned_seat is not None and offender != resigned_seat:
+            raise Disagreement(plies, f"result: offender {offender}, but seat {resigned_seat} resigned")
+        scores = [float(s) for s in state.forfeit_scores(offender)]
+        ranks = ranks_with_last(scores, [offender])
+    else:
+        if not state.is_over():
+            raise Disagreement(plies, f"result: {reason!r} but the game is not over after ply {plies}")
+        if reason != state.end_reason():
+            raise Disagreement(plies, f"result: reason {reason!r}, re-simulation gives {state.end_reason()!r}")
+        want_offender = state.resigned() if reason == "resigned" else None
+        if offender != want_offender:
+            raise Disagreement(plies, f"result: offender {offender!r}, re-simulation gives {want_offender!r}")
+        scores = [float(s) for s in state.scores()]
+        ranks = state.ranks()
+    if [float(s) for s in result["scores"]] != scores:
+        raise Disagreement(plies, f"result: scores {result['scores']!r}, re-simulation gives {scores!r}")
+    if list(result["ranks"]) != ranks:
+        raise Disagreement(plies, f"result: ranks {result['ranks']!r}, re-simulation gives {ranks!r}")
+    if not any(r["kind"] == "undo" for r in log.records):
+        # `arena play` stitches a game taken back from its segments: the time of the moves taken
+        # back, and of re-initialising, stays in time_used_ms, and a segment's init can fail.
+        _check_times(log, state, plies, reason, offender)
+    return f"verified: {plies} plies, reason {reason}, scores {scores}"
+
+
+def _check_times(log: MatchLog, state: State, plies: int, reason: str, offender: Any) -> None:
+    """The result's times against the records: what each seat used, and a timeout's deadline.
+
+    The referee adds to a seat's time_used_ms exactly the time it charges, and logs every
+    charge (ready, move, resign) except the offender's last (illegal move, the reply before a
+    protocol violation, the turn it ran out of time in); a timeout waits for the seat asked.
+    """
+    result = log.result
+    assert result is not None  # narrowing: only called with a result
+    players = log.header["players"]
+    ready = {r["seat"] for r in log.records if r["kind"] == "ready"}
+    failed = offender if isinstance(offender, int) and reason in UNLOGGED_TIME_REASONS else None
+    if reason == "timeout" and failed in ready:
+        # The seat had answered init: it can only have run out of time on its move.
+        if len(ready) < players:
+            raise Disagreement(plies, f"result: timeout of seat {failed}, which had answered init, while "
+                                      f"seat(s) {sorted(set(range(players)) - ready)} had not")
+        if state.to_move() != failed:
+            raise Disagreement(plies, f"result: timeout of seat {failed}, but seat {state.to_move()} was to move")
+    if "time_used_ms" not in result:
+        if log.format >= 3:
+            raise Disagreement(plies, "result: no time_used_ms (every format-3 writer records it)")
+        return
+    used = result["time_used_ms"]
+    if not (isinstance(used, list) and len(used) == players
+            and all(isinstance(u, (int, float)) and not isinstance(u, bool) for u in used)):
+        raise Disagreement(plies, f"result: time_used_ms {used!r:.80} is not one number per seat")
+    charged = [0.0] * players
+    counts = [0] * players
+    for record in log.records:
+        if record["kind"] in ("ready", "move", "resign") and 0 <= record["seat"] < players:
+            charged[record["seat"]] += float(record["time_ms"])
+            counts[record["seat"]] += 1
+    # The reply the seat to move sent may be charged and then dropped by another seat's protocol failure.
+    loose = {failed, state.to_move()} if reason == "protocol" else {failed}
+    for seat in range(players):
+        slack = ROUNDING_MS * (counts[seat] + 2)
+        extra = used[seat] - charged[seat]
+        if extra < -slack or (extra > slack and seat not in loose):
+            raise Disagreement(plies, f"result: seat {seat} used {used[seat]} ms in all, but its records "
+                                      f"charge {charged[seat]:.3f} ms")
+    if reason == "timeout" and failed is not None:
+        _check_timeout(log, plies, failed, used[failed] - charged[failed], ROUNDING_MS * (counts[failed] + 2))
+
+
+def _check_timeout(log: MatchLog, plies: int, seat: int, spent: float, slack: float) -> None:
+    """A timeout in wall-clock mode: the seat's last request lasted at least its allowance and margin."""
+    settings = header_clocks(log.header)[seat]
+    if settings.mode != ClockMode.WALL:
+        return  # cpu mode charges CPU time, and the wall cap can strike first
+    left = float(settings.budget_ms)
+    for record in log.records:
+        if record["kind"] == "ready" and record["seat"] == seat:
+            left = float(record["clock"])
+        elif record["kind"] == "move" and record["seat"] == seat:
+            left = float(record["clocks"][seat])
+    allowance = int(left if settings.move_cap_ms is None else min(left, settings.move_cap_ms))
+    # The clock is logged rounded to 0.001 ms: the allowance the referee sent can be 1 ms lower.
+    if spent < allowance - 1 + settings.margin_ms - slack:
+        raise Disagreement(plies, f"result: timeout of seat {seat} after {spent:.3f} ms, but it had "
+                                  f"{allowance} ms + {settings.margin_ms} ms margin")
+
+
+def verify(log: MatchLog) -> Verdict:
+    """Re-simulate the log from its setup and seed; report the first disagreement."""
+    try:
+        state, plies, illegal_seat, resigned_seat = _simulate(log)
+        if log.result is None:
+            return Verdict(False, f"log is truncated after ply {plies}: {log.truncation}; "
+                                  f"the {plies} plies it holds agree with the re-simulation", plies, True, plies)
+        message = _check_result(log, state, plies, illegal_seat, resigned_seat)
+    except Disagreement as exc:
+        return Verdict(False, str(exc), exc.ply, log.truncated, max(0, exc.ply - 1))
+    if log.truncated:
+        return Verdict(False, f"{message}, but the log is truncated: {log.truncation}", None, True, plies)
+    return Verdict(True, message, None, False, plies)
+
+
+def describe_event(game: str, event: Any) -> str:
+    """A one-line description of a referee event."""
+    payload = event[1] if isinstance(event, list) and len(event) == 2 else event
+    if isinstance(payload, dict) and "offer" in payload:
+        return f"referee offers {len(payload['offer'])} block(s): {_short(payload['offer'], 200)}"
+    if isinstance(payload, dict) and "smash" in payload:
+        return f"referee: smash at {payload['smash']} gives {_short(payload.get('block'), 200)}"
+    return f"referee event {_short(payload, 200)}"
+
+
+def _clock_text(names: list[str], clocks: list[Any]) -> str:
+    return ", ".join(f"{names[i] if i < len(names) else i} {c:.0f} ms" for i, c in enumerate(clocks))
+
+
+def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
+    """The match as text: header, each move with the board and clocks after it, the result.
+
+    With `at`, only the position after ply `at` (0: the initial position) is shown.
+    """
+    header = log.header
+    game = get_game(header["game"])
+    names = log.names
+    yield (f"{header['game']} v{header.get('game_version')}  match {header.get('match')}  "
+           f"seed {header.get('seed')}  log format {header.get('format')}")
+    yield "seats: " + ", ".join(f"{i} {name}" for i, name in enumerate(names))
+    clock = header.get("clock", {})
+    yield (f"clock: budget {clock.get('budget_ms')} ms, increment {clock.get('increment_ms')} ms, "
+           f"cap {clock.get('move_cap_ms') or 'none'}, margin {clock.get('margin_ms')} ms, mode {clock.get('mode')}")
+    plies = len(log.moves)
+    if at is not None and at > plies:
+        yield f"no ply {at}: the log holds {plies} plies"
+        return
+    events_after: dict[int, list[str]] = {}
+    for entry in log.records:
+        if entry["kind"] == "event":
+            events_after.setdefault(entry["ply"], []).append(describe_event(game.name, entry["event"]))
+        elif entry["kind"] == "ready" and at is None:
+            yield f"ready: seat {entry['seat']} in {entry['time_ms']:.1f} ms, clock {entry['clock']:.0f} ms"
+        elif entry["kind"] == "illegal":
+            events_after.setdefault(entry["ply"] - 1, []).append(
+                f"seat {entry['seat']} plays the illegal move {_short(entry['move'])}: {entry.get('detail', '')}")
+    try:
+        for record, state in positions(log):
+            ply = 0 if record is None else record["ply"]
+            if at is not None and ply != at:
+                continue
+            if record is None:
+                yield "initial position:"
+            else:
+                seat = record["seat"]
+                name = names[seat] if 0 <= seat < len(names) else "?"
+                yield (f"ply {ply}: seat {seat} ({name}) plays {game.render_move(record['move'])}  "
+                       f"[{record['time_ms']:.1f} ms; clocks {_clock_text(names, record['clocks'])}]")
+            yield from events_after.get(ply, [])
+            yield state.render()
+            yield ""
+    except GameError as exc:
+        yield f"replay stopped: {exc}"
+    if log.result is None:
+        yield f"log is truncated: {log.truncation}; {plies} plies shown"
+    elif at is None:
+        r = log.result
+        yield (f"result: reason {r['reason']}, scores {r['scores']}, ranks {r['ranks']}, "
+               f"offender {r['offender']}" + (f" ({r['detail']})" if r.get("detail") else ""))
+        if r.get("time_used_ms"):
+            yield f"time used: {_clock_text(names, r['time_used_ms'])}"
+        if log.truncated:
+            yield f"log is truncated: {log.truncation}"
+        for seat, text in sorted(log.output.items()):
+            lines = text.rstrip("\n").splitlines()
+            yield f"output of seat {seat} ({len(lines)} lines):"
+            yield from (f"  | {line}" for line in lines[-20:])

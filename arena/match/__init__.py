@@ -1,0 +1,1 @@
+"""Refereeing: the bots' transports (ZeroMQ, stdio), the referee, one match end to end."""

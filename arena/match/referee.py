@@ -1,0 +1,499 @@
+"""The referee: one match between connected bots, with preemptive absolute deadlines.
+
+Every wait has a deadline; every bot failure becomes the match's result (a reason and an
+offender), never an exception. The referee does not start or stop processes: the caller
+(a single match, or a tournament pool) hands it connected players and acts on the result.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq
+
+from arena.clock import ClockMode, ClockSettings, SeatClock
+from arena.games import Game, GameError, State, ranks_with_last
+from arena.launch.process import BotProcess
+from arena.logs.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog, position_fingerprint
+from arena.match.hub import Peer
+from arena.match.stdio import StdioPeer
+from arena.match.trace import Tracer, TraceTap
+from protocol.messages import Reason
+
+log = logging.getLogger(__name__)
+
+MAX_POLL_MS = 60_000  # the longest single poll; a longer wait polls again
+MESSAGE_QUOTA = 200  # unsolicited frames (stale seq, chatter) a seat may send in one match
+DEATH_SETTLE_S = 0.02  # after a death is seen, frames still in flight get this long to land
+DISCONNECT_SETTLE_MS = 250  # after a dropped connection, how long a dying process may take to exit
+
+
+@dataclass(eq=False)
+class Player:
+    """A bot connected to the hub; a pool keeps it across matches."""
+
+    name: str
+    peer: Peer | StdioPeer
+    process: BotProcess | None = None
+    seq: int = 0
+    spec_text: str = ""
+    launch_error: str = ""  # set when the process could not be started at all
+
+    def next_seq(self) -> int:
+        """The seq of the next request on this connection."""
+        self.seq += 1
+        return self.seq
+
+
+@dataclass
+class Failure:
+    """A bot failure that ends the match."""
+
+    seat: int
+    reason: Reason
+    detail: str
+    time_ms: float = 0.0  # time charged for the answer that ended the match (a resignation)
+
+
+@dataclass
+class MatchResult:
+    """The outcome of one match, as recorded in the log and the results store."""
+
+    match: str
+    game: str
+    names: list[str]
+    scores: list[float]
+    ranks: list[int]
+    reason: str
+    offender: int | None
+    plies: int
+    detail: str = ""
+    log: str | None = None
+    duration_s: float = 0.0
+    time_used_ms: list[float] = field(default_factory=list)
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return len(self.names)
+
+    def summary(self) -> dict[str, Any]:
+        """The keys `arena match --json` prints."""
+        return {
+            "game": self.game,
+            "players": self.names,
+            "scores": self.scores,
+            "ranks": self.ranks,
+            "reason": self.reason,
+            "offender": self.offender,
+            "detail": self.detail,
+            "plies": self.plies,
+            "log": self.log,
+        }
+
+
+@dataclass
+class _Waiting:
+    kind: str  # the reply type expected: "ready" or "move"
+    seq: int
+    sent: float
+    deadline: float  # absolute wall deadline (in cpu mode: the wall cap)
+    allowance_ms: int  # the time_left_ms the request carried
+    cpu_start: float | None = None  # cpu mode: the bot's CPU time when the request was sent
+
+
+class Referee:
+    """Runs one match: init, the turn loop, end; returns a MatchResult."""
+
+    def __init__(
+        self,
+        players: list[Player],
+        game: Game,
+        setup: dict[str, Any],
+        seed: int,
+        clock: ClockSettings | list[ClockSettings],
+        match_id: str,
+        log_writer: LogWriter | NullLog | None = None,
+        message_quota: int = MESSAGE_QUOTA,
+        on_ply: Any = None,
+        tracer: Tracer | None = None,
+    ) -> None:
+        self.players = players
+        self.game = game
+        self.setup = setup
+        self.seed = seed
+        # One clock for every seat, or one per seat (a person's seat may have a generous one).
+        self.seat_settings = list(clock) if isinstance(clock, list) else [clock] * len(players)
+        self.settings = self.seat_settings[0]
+        self.clocks = [SeatClock(settings) for settings in self.seat_settings]
+        self.match_id = match_id
+        self.log = log_writer or NullLog()
+        self.quota = message_quota
+        self.on_ply = on_ply  # called as on_ply(state, seat, move) after each move (for --show)
+        self.unsolicited = [0] * len(players)
+        self.time_used = [0.0] * len(players)
+        self.events: list[list[list[Any]]] = [[] for _ in players]
+        # One poller over everything a wait must notice: each seat's socket and disconnect
+        # monitor, its output pipe and its pidfd (readable the moment the process dies).
+        self.poller = zmq.Poller()
+        self._watch: dict[Any, tuple[str, int]] = {}
+        self._dead: set[int] = set()
+        for seat, player in enumerate(players):
+            via = "stdio" if isinstance(player.peer, StdioPeer) else "zmq"
+            player.peer.tap = TraceTap(tracer, match_id, seat, via) if tracer is not None else None
+            for item, what in player.peer.watch():
+                self._watch[item] = (what, seat)
+            process = player.process
+            if process is not None and process.output_fd >= 0:
+                self._watch[process.output_fd] = ("output", seat)
+                self._watch[process.pidfd] = ("death", seat)
+        for item in self._watch:
+            self.poller.register(item, zmq.POLLIN)
+
+    # --- the match ---------------------------------------------------------------------
+
+    def run(self) -> MatchResult:
+        """Play the match to its end and return the result; never raises because of a bot."""
+        started = time.monotonic()
+        n = len(self.players)
+        state, opening = self.game.start(self.setup, n, self.seed)
+        self._write_header()
+        self._broadcast(opening, ply=0)
+        failure = self._await_hellos()
+        if failure is None:
+            failure = self._init_all()
+        ply = 0
+        while failure is None and not state.is_over():
+            seat = state.to_move()
+            if seat is None:  # pragma: no cover - engines keep to_move and is_over consistent
+                break
+            failure, move, used_ms = self._ask_move(seat)
+            if failure is not None:
+                if failure.reason == Reason.RESIGNED:
+                    self.log.write({"kind": "resign", "ply": ply + 1, "seat": seat,
+                                    "time_ms": round(failure.time_ms, 3)})
+                break
+            try:
+                caused = state.apply(move)
+            except GameError as exc:
+                failure = Failure(seat, Reason.ILLEGAL, str(exc))
+                self.log.write({"kind": "illegal", "ply": ply + 1, "seat": seat, "move": move,
+                                "detail": str(exc)})
+                break
+            ply += 1
+            record = {
+                "kind": "move", "ply": ply, "seat": seat, "move": move,
+                "time_ms": round(used_ms, 3),
+                "clocks": [round(c.left_ms, 3) for c in self.clocks],
+            }
+            if self.log.path is not None:
+                record["pos"] = position_fingerprint(state)
+            self.log.write(record)
+            for other in range(n):
+                if other != seat:
+                    self.events[other].append([seat, move])
+            self._broadcast(caused, ply)
+            if self.on_ply is not None:
+                self.on_ply(state, seat, move)
+        result = self._result(state, failure, ply, time.monotonic() - started)
+        self._send_end(result, failure)
+        summary = {k: v for k, v in result.summary().items() if k != "log"}  # a log need not name itself
+        self.log.write({"kind": "result", **summary, "detail": result.detail,
+                        "time_used_ms": result.time_used_ms, "duration_s": round(result.duration_s, 4)})
+        return result
+
+    def _write_header(self) -> None:
+        self.log.write({
+            "kind": "header", "magic": MAGIC, "format": LOG_FORMAT, "match": self.match_id,
+            "game": self.game.name, "game_version": self.game.version, "setup": self.setup,
+            "seed": self.seed, "players": len(self.players),
+            "seats": [{"name": p.name, "bot": p.spec_text} for p in self.players],
+            "clock": self.settings.to_data(),
+            **({"seat_clocks": [c.to_data() for c in self.seat_settings]}
+               if any(c != self.settings for c in self.seat_settings) else {}),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        })
+
+    def _broadcast(self, events: list[list[Any]], ply: int) -> None:
+        """Queue referee events for every seat, in order, and log them."""
+        for event in events:
+            for queue in self.events:
+                queue.append(event)
+            self.log.write({"kind": "event", "ply": ply, "event": event})
+
+    def _await_hellos(self) -> Failure | None:
+        """Wait (uncharged) until every seat's process said hello, within the start-up deadline."""
+        startup_ms = max(c.startup_ms for c in self.seat_settings)
+        deadline = time.monotonic() + startup_ms / 1000.0
+        for player in self.players:
+            player.peer.pump()
+        while True:
+            pending = [seat for seat, p in enumerate(self.players) if not p.peer.connected]
+            if not pending:
+                return None
+            for seat in pending:
+                player = self.players[seat]
+                if player.launch_error:
+                    return Failure(seat, Reason.CRASH, player.launch_error)
+                if player.process is not None and not player.process.alive:
+                    player.process.drain_output()
+                    return Failure(seat, Reason.CRASH,
+                                   f"bot process {player.process.describe_exit()} at start-up")
+            now = time.monotonic()
+            if now >= deadline:
+                return Failure(pending[0], Reason.PROTOCOL,
+                               f"no valid hello within {startup_ms} ms (start-up deadline)")
+            self._poll(max(1, math.ceil((deadline - now) * 1000)))
+
+    def _init_all(self) -> Failure | None:
+        """Send init to every seat at once and wait for every ready."""
+        waiting: dict[int, _Waiting] = {}
+        n = len(self.players)
+        for seat, player in enumerate(self.players):
+            seq = player.next_seq()
+            message = {
+                "type": "init", "seq": seq, "match": self.match_id, "game": self.game.name,
+                "seat": seat, "players": n, "setup": self.setup,
+                "time_left_ms": self.clocks[seat].allowance_ms(),
+            }
+            waiting[seat] = self._start_wait(seat, "ready", seq)
+            player.peer.send(message)
+        replies, failure = self._collect(waiting)
+        for seat, (_, used_ms) in sorted(replies.items()):
+            self.log.write({"kind": "ready", "seat": seat, "time_ms": round(used_ms, 3),
+                            "clock": round(self.clocks[seat].left_ms, 3)})
+        return failure
+
+    def _ask_move(self, seat: int) -> tuple[Failure | None, Any, float]:
+        """Send seat its turn and wait for its move; return (failure, move, time used)."""
+        player = self.players[seat]
+        seq = player.next_seq()
+        clock = self.clocks[seat]
+        message = {
+            "type": "turn", "seq": seq, "match": self.match_id, "events": self.events[seat],
+            "time_left_ms": clock.allowance_ms(),
+        }
+        waiting = self._start_wait(seat, "move", seq)
+        player.peer.send(message)
+        self.events[seat] = []
+        replies, failure = self._collect({seat: waiting})
+        if failure is not None:
+            return failure, None, 0.0
+        reply, used_ms = replies[seat]
+        return None, reply["move"], used_ms
+
+    # --- waiting ------------------------------------------------------------------------
+
+    def _start_wait(self, seat: int, kind: str, seq: int) -> _Waiting:
+        """Start the clock of a request about to be sent to seat."""
+        clock = self.clocks[seat]
+        allowance = clock.allowance_ms()
+        now = time.monotonic()
+        process = self.players[seat].process
+        settings = self.seat_settings[seat]
+        if settings.mode == ClockMode.CPU and process is not None:
+            wall = (allowance * settings.wall_factor + settings.margin_ms) / 1000.0
+            return _Waiting(kind, seq, now, now + wall, allowance, process.cpu_ms())
+        return _Waiting(kind, seq, now, clock.deadline_after(now), allowance)
+
+    def _used_ms(self, seat: int, w: _Waiting, now: float) -> float:
+        """What a request has cost the seat so far: wall time, or CPU time in cpu mode."""
+        process = self.players[seat].process
+        if w.cpu_start is not None and process is not None:
+            return process.cpu_ms() - w.cpu_start
+        return (now - w.sent) * 1000
+
+    def _over_budget(self, waiting: dict[int, _Waiting], now: float) -> tuple[int, _Waiting] | None:
+        """The first waiting seat past its deadline (or, in cpu mode, past its CPU time)."""
+        for seat, w in waiting.items():
+            if now >= w.deadline:
+                return seat, w
+            margin = self.seat_settings[seat].margin_ms
+            if w.cpu_start is not None and self._used_ms(seat, w, now) > w.allowance_ms + margin:
+                return seat, w
+        return None
+
+    def _next_wake_ms(self, waiting: dict[int, _Waiting], now: float) -> int:
+        """How long the next poll may sleep: until the nearest deadline or CPU check."""
+        wake = min(w.deadline for w in waiting.values()) - now
+        for seat, w in waiting.items():
+            if w.cpu_start is not None:
+                # CPU time cannot run faster than all cores together: check again before then.
+                left = w.allowance_ms + self.seat_settings[seat].margin_ms - self._used_ms(seat, w, now)
+                wake = min(wake, max(0.001, left / 1000.0 / (os.cpu_count() or 1)))
+        # Capped: zmq's poll takes a C int of milliseconds (a person's clock may run for days).
+        return min(MAX_POLL_MS, max(0, math.ceil(wake * 1000)))
+
+    def _collect(
+        self, waiting: dict[int, _Waiting]
+    ) -> tuple[dict[int, tuple[dict[str, Any], float]], Failure | None]:
+        """Wait until every waiting seat replied, a seat failed, or a deadline passed."""
+        replies: dict[int, tuple[dict[str, Any], float]] = {}
+        while True:
+            now = time.monotonic()
+            failure = self._examine(waiting, replies, now)
+            if failure is not None or not waiting:
+                return replies, failure
+            late = self._over_budget(waiting, now)
+            if late is not None:
+                seat, w = late
+                self.time_used[seat] += self._used_ms(seat, w, now)
+                self.clocks[seat].left_ms = 0.0
+                return replies, Failure(
+                    seat, Reason.TIMEOUT,
+                    f"no {w.kind} within {w.allowance_ms} ms + {self.seat_settings[seat].margin_ms} ms margin"
+                    + (" of CPU time" if w.cpu_start is not None else ""),
+                )
+            self._poll(self._next_wake_ms(waiting, now))
+
+    def _poll(self, timeout_ms: int) -> None:
+        """Sleep until a socket, a bot's output or a bot's death needs attention; take it in."""
+        for item, _ in self.poller.poll(timeout_ms):
+            what, seat = self._watch[item]
+            player = self.players[seat]
+            if what == "frames":
+                player.peer.pump_frames()
+            elif what == "monitor":
+                player.peer.pump_monitor()
+            elif what == "death":
+                self._dead.add(seat)
+            elif player.process is not None and not player.process.drain_output():
+                # A closed pipe stays readable forever: stop watching it.
+                self.poller.unregister(item)
+                del self._watch[item]
+
+    def _examine(
+        self,
+        waiting: dict[int, _Waiting],
+        replies: dict[int, tuple[dict[str, Any], float]],
+        now: float,
+    ) -> Failure | None:
+        """Consume every seat's inbox, then look for failures; return the first one found."""
+        for seat in range(len(self.players)):
+            failure = self._drain_inbox(seat, waiting, replies, now)
+            if failure is not None:
+                return failure
+        if not waiting:
+            return None  # every answer is in: a death now is noticed at the next request
+        for seat, player in enumerate(self.players):
+            if seat in self._dead:
+                return self._death(seat, waiting, replies, now)
+            if player.peer.disconnected:
+                return self._disconnect(seat, waiting, replies, now)
+        return None
+
+    def _disconnect(
+        self,
+        seat: int,
+        waiting: dict[int, _Waiting],
+        replies: dict[int, tuple[dict[str, Any], float]],
+        now: float,
+    ) -> Failure | None:
+        """A connection dropped: an exiting process is a crash, a live one broke the protocol."""
+        process = self.players[seat].process
+        if process is not None:
+            poller = zmq.Poller()
+            poller.register(process.pidfd, zmq.POLLIN)
+            poller.poll(DISCONNECT_SETTLE_MS)  # an exiting bot closes its socket just before it dies
+            if not process.alive:
+                return self._death(seat, waiting, replies, now)
+        return Failure(seat, Reason.PROTOCOL, "connection dropped (oversized message or socket closed)")
+
+    def _drain_inbox(
+        self,
+        seat: int,
+        waiting: dict[int, _Waiting],
+        replies: dict[int, tuple[dict[str, Any], float]],
+        now: float,
+    ) -> Failure | None:
+        """Take a seat's frames: the awaited reply is kept, anything else dropped and counted."""
+        peer = self.players[seat].peer
+        while peer.inbox:
+            message = peer.inbox.popleft()
+            w = waiting.get(seat)
+            if w is not None and message.get("seq") == w.seq:
+                if message["type"] == "resign" and w.kind == "move":
+                    # Giving up instead of moving: the seat loses, as an arrows 255 does.
+                    used = self._used_ms(seat, w, now)
+                    self.clocks[seat].charge(used, is_move=False)
+                    self.time_used[seat] += used
+                    del waiting[seat]
+                    return Failure(seat, Reason.RESIGNED, "resigned", used)
+                if message["type"] != w.kind:
+                    return Failure(seat, Reason.PROTOCOL,
+                                   f"answered seq {w.seq} with {message['type']!r}, expected {w.kind!r}")
+                used = self._used_ms(seat, w, now)
+                self.clocks[seat].charge(used, is_move=w.kind == "move")
+                self.time_used[seat] += used
+                replies[seat] = (message, used)
+                del waiting[seat]
+                continue
+            # A late answer to an earlier request, or chatter: dropped, never obeyed.
+            self.unsolicited[seat] += 1
+            if self.unsolicited[seat] > self.quota:
+                return Failure(seat, Reason.PROTOCOL, f"flood: more than {self.quota} unsolicited messages")
+        if peer.violation:
+            return Failure(seat, Reason.PROTOCOL, peer.violation)
+        return None
+
+    def _death(
+        self,
+        seat: int,
+        waiting: dict[int, _Waiting],
+        replies: dict[int, tuple[dict[str, Any], float]],
+        now: float,
+    ) -> Failure | None:
+        """A bot process ended: let its last frames land, then record a crash."""
+        settle = time.monotonic() + DEATH_SETTLE_S
+        peer = self.players[seat].peer
+        settle_poller = zmq.Poller()
+        for item, _ in peer.watch():
+            settle_poller.register(item, zmq.POLLIN)
+        while time.monotonic() < settle:
+            if settle_poller.poll(max(1, int((settle - time.monotonic()) * 1000))):
+                peer.pump()
+        failure = self._drain_inbox(seat, waiting, replies, now)
+        if failure is not None or not waiting:
+            return failure
+        process = self.players[seat].process
+        detail = "ended"
+        if process is not None:
+            process.drain_output()
+            detail = process.describe_exit()
+        return Failure(seat, Reason.CRASH, f"bot process {detail}")
+
+    # --- the end ------------------------------------------------------------------------
+
+    def _result(self, state: State, failure: Failure | None, plies: int, duration: float) -> MatchResult:
+        names = [p.name for p in self.players]
+        if failure is None:
+            reason = state.end_reason()
+            offender = state.resigned() if reason == Reason.RESIGNED else None
+            scores = [float(s) for s in state.scores()]
+            ranks = state.ranks()
+            detail = ""
+        else:
+            reason, offender, detail = str(failure.reason), failure.seat, failure.detail
+            scores = [float(s) for s in state.forfeit_scores(failure.seat)]
+            ranks = ranks_with_last(scores, [failure.seat])
+        return MatchResult(
+            match=self.match_id, game=self.game.name, names=names, scores=scores, ranks=ranks,
+            reason=str(reason), offender=offender, plies=plies, detail=detail,
+            log=str(self.log.path) if self.log.path else None, duration_s=duration,
+            time_used_ms=[round(t, 3) for t in self.time_used],
+        )
+
+    def _send_end(self, result: MatchResult, failure: Failure | None) -> None:
+        for seat, player in enumerate(self.players):
+            if failure is not None and failure.seat == seat and failure.reason not in (Reason.ILLEGAL, Reason.RESIGNED):
+                continue  # a crashed, hung or hostile bot gets no more messages
+            player.peer.send({
+                "type": "end", "seq": player.next_seq(), "match": self.match_id,
+                "scores": result.scores, "ranks": result.ranks, "reason": result.reason,
+                "offender": result.offender, "events": self.events[seat],
+            })

@@ -1,0 +1,149 @@
+"""One match with fresh bot processes: setup completion, launch, referee, cleanup."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from arena.clock import ClockSettings
+from arena.games import Game, State
+from arena.launch.botspec import BotKind, BotSpec
+from arena.launch.pascal import compile_module
+from arena.launch.process import BotProcess, LaunchError, Limits, MachineError
+from arena.launch.sandbox import Sandbox
+from arena.logs.matchlog import LogWriter, NullLog
+from arena.match.hub import Hub, Peer
+from arena.match.referee import MatchResult, Player, Referee
+from arena.match.stdio import StdioPeer
+from arena.match.trace import Tracer
+
+log = logging.getLogger(__name__)
+
+BYE_GRACE_S = 1.0  # a bot that ignores `bye` this long is killed
+
+
+@dataclass
+class MatchPlan:
+    """Everything that defines one match."""
+
+    game: Game
+    bots: list[BotSpec]
+    setup: dict[str, Any]
+    seed: int
+    clock: ClockSettings = field(default_factory=ClockSettings)
+    match_id: str = ""
+    log_path: str | os.PathLike[str] | None = None
+    limits: Limits = field(default_factory=Limits)
+    sandbox: Sandbox = Sandbox.AUTO
+    trace_path: str | os.PathLike[str] | None = None  # --trace: every message both ways
+    log_key: bytes | None = field(default=None, repr=False)  # signs the log (arena/logs/signing.py); None: unsigned
+
+
+def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.AUTO,
+                  supervisor: tuple[str, ...] = ()) -> Player:
+    """Start one bot process and the link the referee talks to it through.
+
+    A bot that cannot be started at all still gets a Player (with launch_error set), so the
+    referee records the failure as that seat's crash instead of raising. A machine that
+    refuses the process (MachineError) is nobody's fault: that propagates.
+    """
+    if spec.kind == BotKind.PASCAL:
+        try:
+            binary = compile_module(Path(spec.target), sandbox=sandbox)
+            spec = replace(spec, argv=(*spec.argv, *binary), files=os.path.dirname(binary[-1]))
+        except LaunchError as exc:
+            return Player(spec.name, StdioPeer(BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)),
+                          None, spec_text=spec.text, launch_error=str(exc))
+    if spec.kind in (BotKind.STDIO, BotKind.PASCAL):
+        process = BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox, supervisor=supervisor)
+        link: Peer | StdioPeer = StdioPeer(process)
+    else:
+        peer = hub.expect()
+        process = BotProcess(spec, peer.endpoint, peer.token, limits, sandbox=sandbox, supervisor=supervisor)
+        link = peer
+    player = Player(spec.name, link, process, spec_text=spec.text)
+    try:
+        process.start()
+    except LaunchError as exc:
+        player.process = None
+        player.launch_error = str(exc)
+    except MachineError:
+        if isinstance(link, Peer):
+            hub.forget(link)
+        raise
+    return player
+
+
+def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> None:
+    """Say bye to every bot, give them grace_s to exit, then kill every process group."""
+    for player in players:
+        if player.peer.connected:
+            player.peer.send({"type": "bye"})
+    deadline = time.monotonic() + grace_s
+    for player in players:
+        if player.process is not None:
+            player.process.wait_exit(max(0.0, deadline - time.monotonic()))
+    for player in players:
+        if player.process is not None:
+            # Even a bot that exited may have left children in its group.
+            player.process.kill()
+        if isinstance(player.peer, Peer):
+            hub.forget(player.peer)
+
+
+def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None = None) -> MatchResult:
+    """Launch the bots, referee the match, stop every process; the result is always returned.
+
+    Only a machine that refuses to start a bot (MachineError) ends it without a result; then
+    no log is left behind either.
+    """
+    hub = Hub()
+    players: list[Player] = []
+    try:
+        for spec in plan.bots:
+            players.append(launch_player(hub, spec, plan.limits, plan.sandbox))
+    except MachineError:
+        shutdown(hub, players, 0.0)
+        hub.close()
+        raise
+    writer: LogWriter | NullLog = LogWriter(plan.log_path, plan.log_key) if plan.log_path else NullLog()
+    tracer: Tracer | None = None
+    try:
+        tracer = Tracer(plan.trace_path) if plan.trace_path else None
+        referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
+                          plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply, tracer=tracer)
+        result = referee.run()
+        if result.offender is not None and result.reason != "resigned":
+            failed = players[result.offender].process
+            if failed is not None:
+                failed.kill()  # a hung or hostile bot gets no grace
+    finally:
+        shutdown(hub, players, BYE_GRACE_S)
+        for seat, player in enumerate(players):
+            if player.process is not None and player.process.output.data:
+                writer.write({"kind": "output", "seat": seat, "text": player.process.output.text()})
+        writer.close()
+        hub.close()
+        if tracer is not None:
+            tracer.close()
+    return result
+
+
+def default_log_path(game: str, seed: int, directory: str | os.PathLike[str] = "logs") -> Path:
+    """Where `arena match` writes its log when --log is not given: a new name every time."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    while True:
+        path = folder / f"{game}-{stamp}-seed{seed}-{secrets.token_hex(3)}.msgpack"
+        try:  # claim the name now: two matches started in the same second never share a log
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            return path
+        except FileExistsError:
+            continue

@@ -1,0 +1,1 @@
+"""`arena play`: a person against bots (or watching them) in the terminal."""

@@ -1,0 +1,195 @@
+"""One verifiable match log for a game played at the terminal, take-backs included.
+
+A game with take-backs is played as *segments*: each is a real referee match (the first
+from the original setup, each later one from the position a take-back returned to), whose
+records a RecordingLog keeps in memory. GameRecord stitches them together, after the game,
+into the log of the match that actually stood: the original setup and seed, the `ready`
+records of the first segment, every move that was not taken back (with the time the
+referee charged for it), the referee events those moves caused, and the final result.
+Every take-back is an `undo` record (a kind the verifier keeps but ignores) naming the ply
+it returned to and the moves it took back, so the log still tells the whole story.
+
+Clocks are recomputed from the moves that stood (`clock − time_ms + increment`, as the
+verifier does): a bot's re-initialisation after a take-back is charged live but does not
+appear in the stitched log. README.md, "Playing against a bot", says what a person sees.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.clock import ClockError, ClockSettings
+from arena.logs.matchlog import LogError, LogWriter, NullLog, read_log
+from arena.logs.replay import Verdict, verify
+
+log = logging.getLogger(__name__)
+
+# Records that end a segment early: an illegal move, or (protocol `resign`) a resignation.
+ENDING_KINDS = ("illegal", "resign")
+
+
+class RecordingLog(NullLog):
+    """A log writer that keeps the referee's records in memory (one segment of a game)."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Keep a copy of the record."""
+        self.records.append(dict(record))
+
+
+@dataclass
+class StandingPly:
+    """One move that stands, the referee events it caused and the notes written after it."""
+
+    move: dict[str, Any]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+
+
+def seat_settings(header: dict[str, Any]) -> list[ClockSettings]:
+    """The clock settings of every seat, as a referee header states them."""
+    players = int(header["players"])
+    per_seat = header.get("seat_clocks")
+    raw = per_seat if isinstance(per_seat, list) and len(per_seat) == players else [header["clock"]] * players
+    return [ClockSettings(**data) for data in raw]
+
+
+class GameRecord:
+    """The moves that stand in a game played in segments, and the log they make."""
+
+    def __init__(self) -> None:
+        self.header: dict[str, Any] | None = None
+        self.opening: list[dict[str, Any]] = []  # ply-0 events, ready records, notes at ply 0
+        self.plies: list[StandingPly] = []
+        self.ending: list[dict[str, Any]] = []  # the illegal/resign record that ended the game
+        self.result: dict[str, Any] | None = None
+        self.time_used = [0.0]
+        self.duration_s = 0.0
+
+    @property
+    def standing(self) -> int:
+        """How many moves stand."""
+        return len(self.plies)
+
+    def add_segment(self, records: list[dict[str, Any]], offset: int) -> None:
+        """Take in one segment's records; its ply p is ply offset + p of the whole game.
+
+        Moves and events at plies that already stand are a replay of them (a solo game
+        replays its moves after a take-back) and are skipped.
+        """
+        first = self.header is None
+        standing = self.standing
+        self.ending, self.result = [], None
+        for record in records:
+            kind = record["kind"]
+            whole = offset + int(record.get("ply", 0))
+            if kind == "header":
+                if first:
+                    self.header = record
+                    self.time_used = [0.0] * int(record["players"])
+            elif kind == "ready":
+                if first:
+                    self.opening.append(record)
+            elif kind == "event":
+                if first and whole == 0:
+                    self.opening.append(record)
+                elif whole > standing:
+                    self.plies[whole - 1].events.append({**record, "ply": whole})
+            elif kind == "move":
+                if whole > standing:
+                    if whole != self.standing + 1:
+                        raise LogError(f"segment move numbered ply {whole}, expected {self.standing + 1}")
+                    self.plies.append(StandingPly({**record, "ply": whole}))
+            elif kind in ENDING_KINDS:
+                self.ending = [{**record, "ply": whole}]
+            elif kind == "result":
+                self.result = record
+                for seat, used in enumerate(record.get("time_used_ms", [])[: len(self.time_used)]):
+                    self.time_used[seat] += float(used)
+                self.duration_s += float(record.get("duration_s", 0.0))
+
+    def take_back(self, to_ply: int, seat: int) -> None:
+        """Drop every move after ply to_ply (a take-back by seat) and note it."""
+        removed = self.plies[to_ply:]
+        del self.plies[to_ply:]
+        self.ending, self.result = [], None
+        note = {
+            "kind": "undo", "ply": to_ply, "seat": seat,
+            "taken_back": [{"ply": p.move["ply"], "seat": p.move["seat"], "move": p.move["move"],
+                            "time_ms": p.move["time_ms"]} for p in removed],
+        }
+        # Notes of the moves taken back (earlier take-backs) move along, so none is lost.
+        carried = [n for p in removed for n in p.notes]
+        target = self.plies[-1].notes if self.plies else self.opening
+        target.extend([*carried, note])
+
+    def clocks(self) -> list[float]:
+        """Every seat's clock after the moves that stand (as the stitched log states it)."""
+        return self._moves_with_clocks()[1]
+
+    def _moves_with_clocks(self) -> tuple[list[dict[str, Any]], list[float]]:
+        """The standing move records with recomputed clocks, and the clocks after the last."""
+        if self.header is None:
+            return [], []
+        settings = seat_settings(self.header)
+        left = [float(s.budget_ms) for s in settings]
+        for record in self.opening:
+            if record["kind"] == "ready":
+                left[record["seat"]] = float(record["clock"])
+        moves = []
+        for ply in self.plies:
+            seat = ply.move["seat"]
+            left[seat] = round(max(0.0, left[seat] - float(ply.move["time_ms"])) + settings[seat].increment_ms, 3)
+            moves.append({**ply.move, "clocks": list(left)})
+        return moves, left
+
+    def carried_clocks(self) -> list[ClockSettings]:
+        """Per-seat clock settings for a segment starting now: each seat keeps the time it has left."""
+        if self.header is None:
+            raise LogError("no segment recorded yet")
+        left = self.clocks()
+        return [ClockSettings(**{**s.to_data(), "budget_ms": max(1, round(t))})
+                for s, t in zip(seat_settings(self.header), left)]
+
+    def records(self) -> list[dict[str, Any]]:
+        """The stitched log's records in order (without the writer's closing `end`)."""
+        if self.header is None:
+            return []
+        moves, _ = self._moves_with_clocks()
+        out: list[dict[str, Any]] = [self.header, *self.opening]
+        for ply, move in zip(self.plies, moves):
+            # A segment fingerprinted positions reached from its own setup: the writer
+            # fingerprints the stitched game afresh.
+            out += [{k: v for k, v in move.items() if k != "pos"}, *ply.events, *ply.notes]
+        out += [{**r, "ply": self.standing + 1} for r in self.ending]
+        if self.result is not None:
+            result = {k: v for k, v in self.result.items() if k != "log"}
+            result.update(plies=self.standing, time_used_ms=[round(t, 3) for t in self.time_used],
+                          duration_s=round(self.duration_s, 4))
+            out.append(result)
+        return out
+
+    def write(self, path: str | os.PathLike[str], outputs: dict[int, str] | None = None) -> None:
+        """Write the stitched log (a game cut short has no result and reads as truncated)."""
+        writer = LogWriter(path)
+        try:
+            for record in self.records():
+                writer.write(record)
+            for seat, text in sorted((outputs or {}).items()):
+                if text:
+                    writer.write({"kind": "output", "seat": seat, "text": text})
+        finally:
+            writer.close()
+
+
+def check_log(path: str | os.PathLike[str]) -> Verdict:
+    """Verify a written log as `arena replay --verify` would."""
+    try:
+        return verify(read_log(path))
+    except (LogError, ClockError) as exc:
+        return Verdict(False, str(exc), None, False, 0)

@@ -1,0 +1,165 @@
+"""The folder tree is the architecture (docs/architecture.md): imports run only downward.
+
+An `ast` walk over every module of `protocol/`, `arena/` and `bots/` (imports inside
+functions included): each module belongs to a layer; it may import its own package and
+lower layers, never a higher one or a peer of its own layer; there is no import circle;
+`protocol` imports nothing of `arena`; the rules engines import no I/O.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# Lowest first. A module is placed by the longest prefix that names it.
+LAYERS: list[tuple[str, ...]] = [
+    ("protocol",),
+    ("arena.games",),
+    ("arena", "arena.clock", "arena.setups", "arena.argtypes"),
+    ("arena.launch",),
+    ("arena.logs",),
+    ("arena.match",),
+    ("arena.tournament", "arena.play", "arena.viewer", "arena.analyze"),
+    ("arena.cli",),
+]
+# The reference bots are plug-ins: they may use the SDK and the rules, nothing else.
+BOTS_MAY_IMPORT = ("protocol", "arena.games", "bots")
+# What a rules engine must not touch: files, processes, sockets, clocks.
+NO_IO = ("os", "io", "subprocess", "socket", "zmq", "pathlib", "shutil", "tempfile", "time", "threading",
+         "sqlite3", "asyncio", "multiprocessing")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module path an import in the file names (absolute, as the project writes them)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            # `from arena.launch import uids` imports the module arena.launch.uids
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def modules() -> dict[str, set[str]]:
+    """Project module -> the project modules it imports."""
+    files = [p for top in ("protocol", "arena", "bots") for p in (ROOT / top).rglob("*.py")]
+    names = {module_name(p): p for p in files}
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        graph[name] = {m for m in imports_of(path) if m in names and m != name}
+    return graph
+
+
+def layer_of(name: str) -> tuple[int, str]:
+    """(layer number, the package that places it)."""
+    best = (-1, "")
+    for number, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > len(best[1]):
+                best = (number, prefix)
+    # A top-level module of arena/ that no layer names is a new room: it must be placed.
+    assert best[1] != "arena" or name == "arena", f"{name} is in no layer: add it to LAYERS"
+    return best
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that runs up a layer or sideways to a peer package."""
+    wrong = []
+    for name, imported in sorted(graph.items()):
+        if name.startswith("bots"):
+            wrong += [f"{name} -> {m}" for m in sorted(imported) if not m.startswith(BOTS_MAY_IMPORT)]
+            continue
+        level, home = layer_of(name)
+        for target in sorted(imported):
+            if target.startswith("bots"):
+                if not name.startswith(("arena.analyze",)):  # the solvers live with the bots
+                    wrong.append(f"{name} -> {target}")
+                continue
+            other, where = layer_of(target)
+            # Peers of one layer stay apart, except the loose modules of arena/ (one room).
+            if other > level or (other == level and where != home and level != 2):
+                wrong.append(f"{name} -> {target}")
+    return wrong
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles (strongly connected groups of more than one module)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_imports_run_only_downward() -> None:
+    assert upward_imports(modules()) == []
+
+
+def test_no_import_circles() -> None:
+    # A package's face (__init__) importing its own modules is not a circle of the design.
+    graph = {name: {m for m in deps if not name or not m.startswith(name + ".")} for name, deps in modules().items()}
+    assert circles(graph) == []
+
+
+def test_protocol_imports_nothing_of_arena() -> None:
+    files = (ROOT / "protocol").rglob("*.py")
+    assert [str(p) for p in files if any(m.startswith("arena") for m in imports_of(p))] == []
+
+
+def test_rules_engines_do_no_io() -> None:
+    bad = [f"{p.name}: {m}" for p in (ROOT / "arena" / "games").rglob("*.py") for m in imports_of(p)
+           if m.split(".")[0] in NO_IO]
+    assert bad == []
+
+
+def test_an_added_upward_import_is_caught() -> None:
+    graph = modules()
+    graph["arena.games.blocking"] = graph["arena.games.blocking"] | {"arena.match.referee"}
+    graph["arena.launch.process"] = graph["arena.launch.process"] | {"arena.tournament.runner"}
+    graph["arena.play.session"] = graph["arena.play.session"] | {"arena.tournament.config"}
+    assert upward_imports(graph) == ["arena.games.blocking -> arena.match.referee",
+                                     "arena.launch.process -> arena.tournament.runner",
+                                     "arena.play.session -> arena.tournament.config"]
+    graph["arena.match.hub"] = graph["arena.match.hub"] | {"arena.match.referee"}
+    assert any("arena.match.hub" in group for group in circles(graph))
+
+
+@pytest.mark.parametrize("top", ["arena"])
+def test_arena_holds_a_handful_of_modules(top: str) -> None:
+    loose = sorted(p.name for p in (ROOT / top).glob("*.py"))
+    assert loose == ["__init__.py", "argtypes.py", "clock.py", "setups.py"], loose
