@@ -17,13 +17,14 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.launch.botspec import parse_bot_spec  # noqa: E402
 from arena.launch.process import BotProcess, Limits  # noqa: E402
-from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox, resolve_sandbox  # noqa: E402
+from arena.launch.sandbox import Sandbox, check_sandbox, resolve_sandbox  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
 from arena.match.run import launch_player  # noqa: E402
 from bench.tournament import config, run  # noqa: E402
@@ -69,6 +70,20 @@ def chain_ms(mode: Sandbox, launches: int) -> list[float]:
     return times
 
 
+def compare(label: str, measure: Callable[[Sandbox, int], list[float]], launches: int) -> None:
+    """Print the median of measure in each available mode against `none`."""
+    base = statistics.median(measure(Sandbox.NONE, launches))
+    print(f"{label}, none: median {base:.1f} ms over {launches}")
+    for mode in (Sandbox.UID, Sandbox.BWRAP):
+        try:
+            check_sandbox(mode)
+            median = statistics.median(measure(mode, launches))
+        except Exception as exc:  # noqa: BLE001 - unavailable, or uid mode cannot reach a Python under /root
+            print(f"{label}, {mode}: not measured ({exc})")
+            continue
+        print(f"{label}, {mode}: median {median:.1f} ms (+{median - base:.1f} ms, {median / base:.2f}x none)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run both measurements and print them."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -77,30 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
     print(f"cores {len(os.sched_getaffinity(0))}, uid {os.geteuid()}, python {sys.version.split()[0]}")
-    true_base = statistics.median(chain_ms(Sandbox.NONE, args.launches))
-    print(f"launch chain of /bin/true, none: median {true_base:.1f} ms")
-    for mode in (Sandbox.UID, Sandbox.BWRAP):
-        try:
-            check_sandbox(mode)
-        except SandboxError as exc:
-            print(f"launch chain of /bin/true, {mode}: unavailable ({exc})")
-            continue
-        median = statistics.median(chain_ms(mode, args.launches))
-        print(f"launch chain of /bin/true, {mode}: median {median:.1f} ms (+{median - true_base:.1f} ms)")
-    base = statistics.median(launch_ms(Sandbox.NONE, args.launches))
-    print(f"launch to hello, none: median {base:.1f} ms over {args.launches}")
-    for mode in (Sandbox.UID, Sandbox.BWRAP):
-        try:
-            check_sandbox(mode)
-        except SandboxError as exc:
-            print(f"launch to hello, {mode}: unavailable ({exc})")
-            continue
-        try:
-            median = statistics.median(launch_ms(mode, args.launches))
-        except Exception as exc:  # noqa: BLE001 - e.g. uid mode cannot reach a Python under /root
-            print(f"launch to hello, {mode}: cannot run a Python bot here ({exc})")
-            continue
-        print(f"launch to hello, {mode}: median {median:.1f} ms ({median / base:.2f}x none)")
+    compare("launch chain of /bin/true", chain_ms, args.launches)
+    compare("launch to hello of a Python bot", launch_ms, args.launches)
     effective = resolve_sandbox(Sandbox.AUTO).mode
     rates = {}
     for mode in ("auto", "none"):
