@@ -11,12 +11,12 @@ import pytest
 
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
+from arena.outcomes import FAILURES
 from arena.tournament.config import config_from_data
 from arena.tournament.runner import Coordinator, RunOptions
 from tests.helpers import ROOT, require, run
 
 EXAMPLES = ROOT / "bots" / "examples"
-FAILURES = ("timeout", "crash", "protocol", "illegal")
 # Per game: the reference opponents, and the setups; the example bot plays 12 + 8 = 20 matches.
 ROUND_ROBINS: dict[str, dict[str, Any]] = {
     "blocking": {"bots": ["random", "maxblock", "sequential"],

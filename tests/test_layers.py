@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: list[tuple[str, ...]] = [
     ("protocol",),
     ("arena.games",),
-    ("arena", "arena.clock", "arena.setups", "arena.argtypes"),
+    ("arena", "arena.clock", "arena.setups", "arena.argtypes", "arena.outcomes"),
     ("arena.launch",),
     ("arena.logs",),
     ("arena.match",),
@@ -162,4 +162,4 @@ def test_an_added_upward_import_is_caught() -> None:
 @pytest.mark.parametrize("top", ["arena"])
 def test_arena_holds_a_handful_of_modules(top: str) -> None:
     loose = sorted(p.name for p in (ROOT / top).glob("*.py"))
-    assert loose == ["__init__.py", "argtypes.py", "clock.py", "setups.py"], loose
+    assert loose == ["__init__.py", "argtypes.py", "clock.py", "outcomes.py", "setups.py"], loose

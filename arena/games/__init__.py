@@ -7,7 +7,6 @@ import importlib.util
 
 from arena.games.base import (
     REFEREE,
-    EndReason,
     Event,
     Game,
     GameError,
@@ -21,7 +20,6 @@ from arena.games.base import (
 
 __all__ = [
     "REFEREE",
-    "EndReason",
     "Event",
     "Game",
     "GameError",
@@ -56,12 +54,6 @@ class UnknownGame(KeyError):
 
     def __str__(self) -> str:
         return f"unknown game {self.name!r} (known: {', '.join(game_names())})"
-
-
-def register(game: Game) -> Game:
-    """Add a game instance to the registry (later games and plug-ins join this way)."""
-    _LOADED[game.name] = game
-    return game
 
 
 def game_names() -> list[str]:

@@ -29,7 +29,6 @@ from functools import lru_cache
 from typing import Any
 
 from arena.games.base import (
-    EndReason,
     Event,
     Game,
     IllegalMove,
@@ -43,6 +42,7 @@ from arena.games.base import (
     need_pair,
     need_setup_map,
 )
+from protocol.messages import Reason
 
 NAME = "arrows"
 VERSION = 1
@@ -166,8 +166,8 @@ class ArrowsState(State):
     def is_over(self) -> bool:
         return self.stuck or self.resigner is not None
 
-    def end_reason(self) -> str:
-        return EndReason.RESIGNED if self.resigner is not None else EndReason.BLOCKED
+    def end_reason(self) -> Reason:
+        return Reason.RESIGNED if self.resigner is not None else Reason.BLOCKED
 
     def resigned(self) -> int | None:
         return self.resigner

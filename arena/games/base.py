@@ -7,6 +7,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
+from protocol.messages import Reason
+
 # A move and an event payload are plain msgpack/JSON data (ints, strings, lists, maps).
 Move = Any
 Event = list  # [actor, payload]: actor is a seat, or -1 for the referee (chance)
@@ -33,14 +35,6 @@ class IllegalMove(GameError):
         super().__init__(f"illegal move {move!r}: {reason}")
         self.move = move
         self.reason = reason
-
-
-class EndReason:
-    """How a game ended by its own rules (the referee adds the failure reasons)."""
-
-    NORMAL = "normal"
-    BLOCKED = "blocked"
-    RESIGNED = "resigned"
 
 
 def ranks_from_scores(scores: Sequence[float]) -> list[int]:
@@ -109,9 +103,9 @@ class State(ABC):
         """
         raise IllegalMove(payload, f"{self.game.name} has no referee events")
 
-    def end_reason(self) -> str:
-        """Why the game ended: `normal`, or `blocked` when the mover had no legal move."""
-        return EndReason.NORMAL
+    def end_reason(self) -> Reason:
+        """Why the game ended by its own rules: `normal`, `blocked` (no legal move) or `resigned`."""
+        return Reason.NORMAL
 
     def fingerprint(self) -> int | None:
         """A cheap 32-bit fingerprint of the position for match logs, or None for the default.

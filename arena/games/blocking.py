@@ -9,7 +9,6 @@ from functools import lru_cache
 from typing import Any
 
 from arena.games.base import (
-    EndReason,
     Event,
     Game,
     IllegalMove,
@@ -23,6 +22,7 @@ from arena.games.base import (
     need_pair,
     need_setup_map,
 )
+from protocol.messages import Reason
 
 NAME = "blocking"
 VERSION = 1
@@ -87,9 +87,9 @@ class BlockingState(State):
     def is_over(self) -> bool:
         return self.free == 0
 
-    def end_reason(self) -> str:
+    def end_reason(self) -> Reason:
         # The game only ends when the player to move finds no free cell.
-        return EndReason.BLOCKED
+        return Reason.BLOCKED
 
     def scores(self) -> list[float]:
         if self.free:

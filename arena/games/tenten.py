@@ -42,7 +42,7 @@ def _line(length: int, vertical: bool) -> Block:
     return _shape(*(((0, i) if vertical else (i, 0)) for i in range(length)))
 
 
-# The weighted catalogue of RULES.md §4 (Coelho's count of the real game, total weight 42).
+# The weighted catalogue of blocks (Coelho's count of the real game, total weight 42).
 CATALOGUE: list[tuple[Block, int]] = [
     (_shape((0, 0)), 2),
     (_line(2, False), 3),

@@ -20,7 +20,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games.base import (
-    EndReason,
     Event,
     Game,
     IllegalMove,
@@ -33,6 +32,7 @@ from arena.games.base import (
     need_pair,
     need_setup_map,
 )
+from protocol.messages import Reason
 
 NAME = "tiles"
 VERSION = 1
@@ -158,8 +158,8 @@ class TilesState(State):
     def is_over(self) -> bool:
         return self._all_full() or not self._moves(self.mover)
 
-    def end_reason(self) -> str:
-        return EndReason.NORMAL if self._all_full() else EndReason.BLOCKED
+    def end_reason(self) -> Reason:
+        return Reason.NORMAL if self._all_full() else Reason.BLOCKED
 
     def scores(self) -> list[float]:
         full = self.full_rows(0), self.full_rows(1)

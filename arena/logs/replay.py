@@ -11,14 +11,14 @@ from typing import Any
 from arena.clock import ClockError, ClockMode, ClockSettings
 from arena.games import GameError, State, UnknownGame, get_game, ranks_with_last
 from arena.logs.matchlog import MatchLog, position_fingerprint
+from arena.outcomes import FAILURES, Reason
 
-FAILURE_REASONS = {"timeout", "illegal", "crash", "protocol"}
 CLOCK_TOLERANCE_MS = 0.01  # the referee rounds clocks and times to 0.001 ms
 ROUNDING_MS = 0.001  # per logged time: each is rounded to 0.001 ms, the total as well
 # Endings after which the offender may have used time no record charges: its illegal move,
 # the reply it sent before breaking the protocol, the turn it ran out of time in, and a
 # resignation written by an arena older than the `resign` record.
-UNLOGGED_TIME_REASONS = frozenset({"timeout", "illegal", "protocol", "resigned"})
+UNLOGGED_TIME_REASONS = frozenset({Reason.TIMEOUT, Reason.ILLEGAL, Reason.PROTOCOL, Reason.RESIGNED})
 
 
 @dataclass
@@ -225,12 +225,12 @@ def _check_result(log: MatchLog, state: State, plies: int, illegal_seat: int | N
     if "players" in result and list(result["players"]) != log.names:
         raise Disagreement(plies, f"result: players {result['players']!r}, header seats {log.names!r}")
     offender = result["offender"]
-    if (reason == "illegal") != (illegal_seat is not None):
+    if (reason == Reason.ILLEGAL) != (illegal_seat is not None):
         raise Disagreement(plies, f"result: reason {reason!r}, but the log "
                                   f"{'records' if illegal_seat is not None else 'holds no'} illegal move")
-    if (resigned_seat is not None) and reason != "resigned":
+    if (resigned_seat is not None) and reason != Reason.RESIGNED:
         raise Disagreement(plies, f"result: reason {reason!r}, but the log records a resignation")
-    if reason in FAILURE_REASONS or resigned_seat is not None:
+    if reason in FAILURES or resigned_seat is not None:
         if state.is_over():
             raise Disagreement(plies, f"result: {reason} of seat {offender} after the game was already over")
         if not isinstance(offender, int) or not 0 <= offender < log.header["players"]:
@@ -244,9 +244,10 @@ def _check_result(log: MatchLog, state: State, plies: int, illegal_seat: int | N
     else:
         if not state.is_over():
             raise Disagreement(plies, f"result: {reason!r} but the game is not over after ply {plies}")
-        if reason != state.end_reason():
-            raise Disagreement(plies, f"result: reason {reason!r}, re-simulation gives {state.end_reason()!r}")
-        want_offender = state.resigned() if reason == "resigned" else None
+        ended = str(state.end_reason())
+        if reason != ended:
+            raise Disagreement(plies, f"result: reason {reason!r}, re-simulation gives {ended!r}")
+        want_offender = state.resigned() if reason == Reason.RESIGNED else None
         if offender != want_offender:
             raise Disagreement(plies, f"result: offender {offender!r}, re-simulation gives {want_offender!r}")
         scores = [float(s) for s in state.scores()]
@@ -274,7 +275,7 @@ def _check_times(log: MatchLog, state: State, plies: int, reason: str, offender:
     players = log.header["players"]
     ready = {r["seat"] for r in log.records if r["kind"] == "ready"}
     failed = offender if isinstance(offender, int) and reason in UNLOGGED_TIME_REASONS else None
-    if reason == "timeout" and failed in ready:
+    if reason == Reason.TIMEOUT and failed in ready:
         # The seat had answered init: it can only have run out of time on its move.
         if len(ready) < players:
             raise Disagreement(plies, f"result: timeout of seat {failed}, which had answered init, while "
@@ -296,14 +297,14 @@ def _check_times(log: MatchLog, state: State, plies: int, reason: str, offender:
             charged[record["seat"]] += float(record["time_ms"])
             counts[record["seat"]] += 1
     # The reply the seat to move sent may be charged and then dropped by another seat's protocol failure.
-    loose = {failed, state.to_move()} if reason == "protocol" else {failed}
+    loose = {failed, state.to_move()} if reason == Reason.PROTOCOL else {failed}
     for seat in range(players):
         slack = ROUNDING_MS * (counts[seat] + 2)
         extra = used[seat] - charged[seat]
         if extra < -slack or (extra > slack and seat not in loose):
             raise Disagreement(plies, f"result: seat {seat} used {used[seat]} ms in all, but its records "
                                       f"charge {charged[seat]:.3f} ms")
-    if reason == "timeout" and failed is not None:
+    if reason == Reason.TIMEOUT and failed is not None:
         _check_timeout(log, plies, failed, used[failed] - charged[failed], ROUNDING_MS * (counts[failed] + 2))
 
 
@@ -340,7 +341,7 @@ def verify(log: MatchLog) -> Verdict:
     return Verdict(True, message, None, False, plies)
 
 
-def describe_event(game: str, event: Any) -> str:
+def describe_event(event: Any) -> str:
     """A one-line description of a referee event."""
     payload = event[1] if isinstance(event, list) and len(event) == 2 else event
     if isinstance(payload, dict) and "offer" in payload:
@@ -375,7 +376,7 @@ def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
     events_after: dict[int, list[str]] = {}
     for entry in log.records:
         if entry["kind"] == "event":
-            events_after.setdefault(entry["ply"], []).append(describe_event(game.name, entry["event"]))
+            events_after.setdefault(entry["ply"], []).append(describe_event(entry["event"]))
         elif entry["kind"] == "ready" and at is None:
             yield f"ready: seat {entry['seat']} in {entry['time_ms']:.1f} ms, clock {entry['clock']:.0f} ms"
         elif entry["kind"] == "illegal":

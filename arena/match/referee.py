@@ -423,7 +423,7 @@ class Referee:
                     self.clocks[seat].charge(used, is_move=False)
                     self.time_used[seat] += used
                     del waiting[seat]
-                    return Failure(seat, Reason.RESIGNED, "resigned", used)
+                    return Failure(seat, Reason.RESIGNED, Reason.RESIGNED.value, used)
                 if message["type"] != w.kind:
                     return Failure(seat, Reason.PROTOCOL,
                                    f"answered seq {w.seq} with {message['type']!r}, expected {w.kind!r}")
@@ -471,6 +471,7 @@ class Referee:
 
     def _result(self, state: State, failure: Failure | None, plies: int, duration: float) -> MatchResult:
         names = [p.name for p in self.players]
+        reason: str
         if failure is None:
             reason = state.end_reason()
             offender = state.resigned() if reason == Reason.RESIGNED else None

@@ -22,6 +22,7 @@ from arena.match.hub import Hub, Peer
 from arena.match.referee import MatchResult, Player, Referee
 from arena.match.stdio import StdioPeer
 from arena.match.trace import Tracer
+from arena.outcomes import REPLACE_REASONS
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +120,7 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
         referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
                           plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply, tracer=tracer)
         result = referee.run()
-        if result.offender is not None and result.reason != "resigned":
+        if result.offender is not None and result.reason in REPLACE_REASONS:
             failed = players[result.offender].process
             if failed is not None:
                 failed.kill()  # a hung or hostile bot gets no grace

@@ -22,6 +22,7 @@ from arena.games import GameError, Move, State, get_game
 from arena.games.arrows import DIRECTION_NAMES, RESIGN, ArrowsState
 from arena.games.blocking import BlockingState
 from arena.match.referee import MatchResult
+from arena.outcomes import Reason
 
 # SGR codes of the few styles the views use.
 STYLES = {
@@ -150,7 +151,7 @@ class View:
     def outcome(self, result: MatchResult, state: State) -> list[str]:
         """What the end of the game means, in the game's words."""
         lines = []
-        if result.reason == "resigned" and result.offender is not None:
+        if result.reason == Reason.RESIGNED and result.offender is not None:
             lines.append(f"{self.name(result.offender)} resigned.")
         elif result.offender is not None:
             detail = f" ({result.detail})" if result.detail else ""
@@ -297,7 +298,7 @@ class BlockingView(View):
 
     def outcome(self, result: MatchResult, state: State) -> list[str]:
         assert isinstance(state, BlockingState)
-        if result.reason == "blocked" and len(result.ranks) == 2:
+        if result.reason == Reason.BLOCKED and len(result.ranks) == 2:
             loser = result.ranks.index(2)
             return [f"{self.name(loser)} cannot choose free field. {self.name(1 - loser)} won."]
         return super().outcome(result, state)
@@ -431,7 +432,7 @@ class ArrowsView(View):
 
     def outcome(self, result: MatchResult, state: State) -> list[str]:
         assert isinstance(state, ArrowsState)
-        if result.reason == "blocked":
+        if result.reason == Reason.BLOCKED:
             loser = state.mover
             t = state.target(loser)
             if t < 0:

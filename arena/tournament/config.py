@@ -25,11 +25,10 @@ from arena.games import Game, GameError, UnknownGame, get_game
 from arena.launch.botspec import BotKind, BotOptionsError, BotSpec, BotSpecError, parse_bot_spec
 from arena.launch.process import Limits
 from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox
+from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
 from arena.setups import SetupFileError, complete_setup, load_setup_file
 from arena.tournament.schedule import MatchTask, build_schedule, derive_seed
 
-STRIKE_REASONS = ("timeout", "crash", "protocol", "illegal")
-DEFAULT_STRIKE_REASONS = ("timeout", "crash", "protocol")
 TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
             "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output")
 BOT_KEYS = ("spec", "name", "options", "limits", "dir")
@@ -394,6 +393,6 @@ def _strikes(check: _Checker, value: Any) -> StrikeRule:
     max_strikes = check.integer(table.get("max_strikes", StrikeRule.max_strikes), "strikes.max_strikes", 0)
     reasons = table.get("reasons", list(DEFAULT_STRIKE_REASONS))
     for i, reason in enumerate(check.array(reasons, "strikes.reasons")):
-        if reason not in STRIKE_REASONS:
-            raise check.fail(f"strikes.reasons[{i}]", f"{reason!r} is not one of {', '.join(STRIKE_REASONS)}")
-    return StrikeRule(max_strikes, tuple(reasons))
+        if reason not in FAILURES:
+            raise check.fail(f"strikes.reasons[{i}]", f"{reason!r} is not one of {', '.join(FAILURES)}")
+    return StrikeRule(max_strikes, tuple(str(reason) for reason in reasons))

@@ -21,6 +21,7 @@ from tqdm import tqdm  # type: ignore[import-untyped]
 from arena import __version__ as arena_version
 from arena.games import get_game
 from arena.launch.sandbox import Sandbox, announce, resolve_sandbox
+from arena.outcomes import FAILURES
 from arena.tournament.config import TournamentConfig, default_concurrency
 from arena.tournament.errors import TournamentError
 from arena.tournament.local import LocalExecutor, Outcome
@@ -42,7 +43,6 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3  # a match whose worker died (or hit an arena error) this often stops the run
 WAIT_S = 0.5
-FAILURES = frozenset({"timeout", "crash", "protocol", "illegal"})
 
 
 class Executor(Protocol):

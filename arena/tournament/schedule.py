@@ -39,11 +39,6 @@ class MatchTask:
     seed: int
     bots: tuple[int, ...]  # the bot index sitting in each seat
 
-    def to_data(self) -> dict[str, object]:
-        """Plain data (for messages to workers)."""
-        return {"ord": self.ord, "match": self.match, "round": self.round, "setup": self.setup,
-                "seed": self.seed, "bots": list(self.bots)}
-
 
 def match_id(setup: int, cycle: int, seats: tuple[int, ...]) -> str:
     """The stable id of the match of these seats in this setup and cycle."""

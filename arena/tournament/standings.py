@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games import ranks_from_scores
+from arena.outcomes import FAILURES
 from arena.tournament.config import StrikeRule
 from arena.tournament.ratings import Rating, bradley_terry, plackett_luce
 from arena.tournament.strikes import StrikeBook, forfeited_seats
 from arena.tournament.worker import MatchRecord
 
-FAILURE_REASONS = ("timeout", "crash", "protocol", "illegal")
 SeatRow = tuple[int, float, bool]  # (rank, score, rank shared) of one seat in one match
 
 
@@ -174,7 +174,7 @@ def compute(meta: dict[str, Any], records: list[MatchRecord], written_order: lis
                 bot.firsts += record.played and record.ranks[seat] == 1
             if seat in out:
                 bot.forfeits += 1
-            if record.offender == seat and record.reason in FAILURE_REASONS:
+            if record.offender == seat and record.reason in FAILURES:
                 bot.failures[record.reason] = bot.failures.get(record.reason, 0) + 1
     cross = [[(0.0, 0) for _ in range(n)] for _ in range(n)]
     for group in comparisons(records, players):

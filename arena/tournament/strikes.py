@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games import Game, ranks_with_last
+from arena.outcomes import FORFEIT
 from arena.tournament.config import StrikeRule
 from arena.tournament.schedule import MatchTask
 from arena.tournament.worker import MatchRecord
-
-FORFEIT = "forfeit"
 
 
 @dataclass

@@ -29,6 +29,7 @@ from arena.games import GameError, UnknownGame, get_game
 from arena.logs.matchlog import MAX_LOG_BYTES, LogError, parse_log
 from arena.logs.replay import verify as resimulate
 from arena.logs.signing import KEY_FILE, KeyFileError, check_signature, results_key
+from arena.outcomes import FORFEIT
 from arena.tournament.config import StrikeRule
 from arena.tournament.report import (
     MATCHES_CSV,
@@ -41,7 +42,7 @@ from arena.tournament.report import (
 from arena.tournament.schedule import MatchTask, build_schedule
 from arena.tournament.standings import compute, standings_data
 from arena.tournament.store import SCHEMA_VERSION, STORE_NAME, TRIGGERS, ResultsStore, StoreError
-from arena.tournament.strikes import FORFEIT, StrikeBook, forfeit_record
+from arena.tournament.strikes import StrikeBook, forfeit_record
 from arena.tournament.worker import LOG_SUFFIX, MatchRecord
 
 CONFIG_KEYS = ("name", "game", "game_version", "players", "bots", "setups", "games_per_pairing", "seed", "clock",

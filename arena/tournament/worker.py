@@ -34,14 +34,13 @@ from arena.match.hub import Hub, Peer
 from arena.match.referee import MatchResult, Player, Referee
 from arena.match.run import launch_player, shutdown
 from arena.match.trace import Tracer
+from arena.outcomes import REPLACE_REASONS
 from arena.tournament.config import BotEntry
 from arena.tournament.schedule import MatchTask
 
 log = logging.getLogger(__name__)
 
 LAUNCHER = Path(__file__).resolve().parents[1] / "launch" / "launcher.py"
-# A failure by one of these reasons leaves the offender's process suspect: replace it.
-REPLACE_REASONS = frozenset({"timeout", "crash", "protocol", "illegal"})
 LOG_SUFFIX = ".msgpack"
 
 

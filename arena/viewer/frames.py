@@ -14,7 +14,7 @@ from arena.logs.matchlog import MatchLog
 from arena.logs.replay import describe_event, positions, verify
 
 View = dict[str, Any]
-ARROW_STEPS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # RULES.md §1
+ARROW_STEPS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # protocol/SPEC.md §8.1
 RESIGN = 255
 
 
@@ -151,7 +151,7 @@ def _events_by_ply(log: MatchLog) -> dict[int, list[str]]:
     events: dict[int, list[str]] = {}
     for record in log.records:
         if record["kind"] == "event":
-            events.setdefault(record["ply"], []).append(describe_event(log.header["game"], record["event"]))
+            events.setdefault(record["ply"], []).append(describe_event(record["event"]))
         elif record["kind"] == "illegal":
             events.setdefault(record["ply"] - 1, []).append(
                 f"seat {record['seat']} tried the illegal move {record['move']!r}: {record.get('detail', '')}")

@@ -149,11 +149,15 @@ def test_lookahead_outlives_greedy() -> None:
 def test_lookahead_narrows_its_search_when_the_clock_is_low() -> None:
     setup = {"size": 10, "max_rounds": 300}
     rich = LookaheadBot(max_width=64, samples=0)
+    began = time.monotonic()
     play_rounds(rich, setup, rounds=2, time_left_ms=600_000)
+    rich_s = time.monotonic() - began
     poor = LookaheadBot(max_width=64, samples=0)
     began = time.monotonic()
     play_rounds(poor, setup, rounds=2, time_left_ms=400)
-    assert time.monotonic() - began < 0.4
+    poor_s = time.monotonic() - began
+    # Ordering, not a wall-clock bound: the narrow search is far faster on any machine.
+    assert poor_s < rich_s / 4, (poor_s, rich_s)
     assert max(poor.widths) < min(rich.widths) == 64
 
 

@@ -165,7 +165,7 @@ def test_perfect_falls_back_to_monte_carlo_when_short_of_time() -> None:
     bot.init_game("tiles", 0, 2, setup, 300, "m")
     started = time.monotonic()
     move = bot.turn([], 300)
-    assert time.monotonic() - started < 0.3
+    assert time.monotonic() - started < 1.5  # its 300 ms, with room for a loaded machine
     assert not bot.exact and move in GAME.new_state(setup).legal_moves()
 
 

@@ -33,6 +33,7 @@ from arena.launch.process import LaunchError
 from arena.launch.sandbox import Sandbox, SandboxError, resolve_sandbox
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
+from arena.outcomes import FAILURES
 from arena.tournament.config import config_from_data
 from arena.tournament.runner import Coordinator, RunOptions
 from tests.helpers import FIXTURES, ROOT, require, run
@@ -41,7 +42,6 @@ EXAMPLE = ROOT / "bots" / "examples" / "territory.pas"
 STRANGER = FIXTURES / "stranger.pas"
 PROBE = FIXTURES / "pascal_probe.pas"
 INCLUDED = FIXTURES / "pascal_included.pas"  # with pascal_included.inc beside it
-FAILURES = ("timeout", "crash", "protocol", "illegal")
 SECRET_VARIABLE = "ARENA_TEST_SECRET"
 SECRET = "organiser-secret-7f3a9c"
 MODES = [Sandbox.BWRAP, Sandbox.UID, Sandbox.NONE]

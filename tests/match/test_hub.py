@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from arena.match.hub import Hub, Peer
 from protocol.codec import encode
 
-FUZZ_FRAMES = 2000  # inputs per hypothesis run below (documented in SPEC.md's limits section)
+FUZZ_FRAMES = 2000  # inputs per hypothesis run below (documented in README.md's Isolation section)
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +58,7 @@ def test_wrong_token_and_unsolicited_peers_never_get_the_seat() -> None:
         sock.connect(peer.endpoint)
         sock.send(encode(hello))
         intruders.append(sock)
-    time.sleep(0.2)
-    peer.pump()
+    wait_for(peer, lambda: peer.ignored == 3)
     assert not peer.connected and peer.ignored == 3 and not peer.inbox
     good = ctx.socket(zmq.DEALER)
     good.setsockopt(zmq.LINGER, 0)
@@ -70,9 +69,8 @@ def test_wrong_token_and_unsolicited_peers_never_get_the_seat() -> None:
     # A second connection with the same token still speaks for nobody.
     intruders[0].send(encode({"type": "hello", "protocol": 1, "token": "right", "name": "late"}))
     intruders[0].send(encode({"type": "move", "seq": 1, "move": [0, 0]}))
-    time.sleep(0.2)
-    peer.pump()
-    assert not peer.inbox and peer.name == "ok"
+    wait_for(peer, lambda: peer.ignored == 5)  # both frames taken, and set aside
+    assert peer.ignored == 5 and not peer.inbox and peer.name == "ok"
     for sock in [*intruders, good]:
         sock.close()
     hub.close()

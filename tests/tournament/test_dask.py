@@ -24,7 +24,7 @@ except ImportError:
 
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
-from arena.tournament.runner import FAILURES
+from arena.outcomes import FAILURES
 from tests.helpers import badbot, require
 from tests.launch.test_attacks import needs_root
 from tests.test_examples import cbot  # noqa: F401 - the session fixture building the C bot

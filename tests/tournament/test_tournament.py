@@ -11,6 +11,7 @@ import pytest
 
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
+from arena.outcomes import FAILURES
 from arena.tournament.config import config_from_data
 from arena.tournament.runner import Coordinator, RunOptions
 from arena.tournament.store import ResultsStore, StoreError
@@ -184,7 +185,7 @@ def test_every_game_shape(tmp_path: Path, game: str, bots: list[Any], setups: di
     standings = coordinator.run()
     coordinator.close()
     assert standings.finished == standings.scheduled == len(config.schedule())
-    assert all(r.reason not in ("crash", "protocol", "timeout", "illegal") for r in standings.records)
+    assert all(r.reason not in FAILURES for r in standings.records)
     assert all(b.rating is not None and b.rating.low < b.rating.high for b in standings.bots)
     data = json.loads((tmp_path / "out" / "standings.json").read_text())
     assert data["mode"] == {1: "solo", 2: "two-player"}.get(config.players, "multi-player")
