@@ -35,7 +35,7 @@ from arena.viewer.cli import add_replay_arguments, run_replay
 
 # Modules that add subcommands through register(subparsers).
 SUBCOMMAND_MODULES = ("arena.tournament.cli", "arena.viewer.cli", "arena.analyze.cli", "arena.play.cli",
-                      "arena.cli.doctor")
+                      "arena.cli.doctor", "arena.cli.check")
 
 
 def cmd_match(args: argparse.Namespace) -> int:
