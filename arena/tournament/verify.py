@@ -429,14 +429,24 @@ class _Verifier:
             if match not in schedule and match not in counts:
                 self.problem(f"{path}: a log of no scheduled match")
 
-    def _check_json(self, expected: dict[str, Any]) -> None:
-        path = self.dir / STANDINGS_JSON
+    def _read(self, path: Path) -> str | None:
+        """A report's text, or None with the problem said (missing, unreadable)."""
         try:
-            actual = json.loads(path.read_text(encoding="utf-8"))
+            return path.read_text(encoding="utf-8")
         except FileNotFoundError:
             self.problem(f"{path}: missing")
-            return
         except (OSError, ValueError) as exc:
+            self.problem(f"{path}: unreadable: {exc}")
+        return None
+
+    def _check_json(self, expected: dict[str, Any]) -> None:
+        path = self.dir / STANDINGS_JSON
+        text = self._read(path)
+        if text is None:
+            return
+        try:
+            actual = json.loads(text)
+        except ValueError as exc:
             self.problem(f"{path}: unreadable: {exc}")
             return
         differences = list(_differences(_plain(expected), actual, ""))
@@ -447,13 +457,8 @@ class _Verifier:
 
     def _check_markdown(self, expected: str) -> None:
         path = self.dir / STANDINGS_MD
-        try:
-            actual = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            self.problem(f"{path}: missing")
-            return
-        except (OSError, ValueError) as exc:
-            self.problem(f"{path}: unreadable: {exc}")
+        actual = self._read(path)
+        if actual is None:
             return
         if actual != expected:
             want, got = expected.splitlines(), actual.splitlines()
