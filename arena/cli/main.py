@@ -24,12 +24,14 @@ from arena.argtypes import (
     non_negative_int,
     resolve_setup,
 )
+from arena.cli.series import add_series_arguments
 from arena.clock import ClockError, ClockSettings
 from arena.games import GameError, State, game_names, get_game
 from arena.launch.botspec import BotKind, BotSpecError, parse_bot_spec
 from arena.launch.plugins import bots_for
 from arena.launch.process import LaunchError, Limits, MachineError, preflight
 from arena.launch.sandbox import SandboxError, announce, check_sandbox
+from arena.match.referee import MatchResult
 from arena.match.run import MatchPlan, default_log_path, play_match
 from arena.viewer.cli import add_replay_arguments, run_replay
 
@@ -39,7 +41,32 @@ SUBCOMMAND_MODULES = ("arena.tournament.cli", "arena.viewer.cli", "arena.analyze
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    """Play one match and report it."""
+    """Play one match (or, with --games, a series) and report it."""
+    if args.games is not None:
+        from arena.cli.series import cmd_series
+
+        return cmd_series(args)
+    try:
+        result = play_one(args)
+    except MachineError as exc:
+        print(f"arena match: error: {exc}; no result recorded", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps(result.summary() | {"seed": args.seed}))
+    else:
+        if args.show:
+            print()
+        print(f"{result.game} seed {args.seed}: {describe(result)}")
+        print(f"log: {result.log}")
+    return EXIT_OK
+
+
+def play_one(args: argparse.Namespace) -> MatchResult:
+    """Play the one match `arena match` describes; CliError for bad input, MachineError if it cannot start."""
+    for flag, given in (("--workers", args.workers), ("--sprt", args.sprt), ("--out", args.out),
+                        ("--resume", args.resume)):
+        if given:
+            raise CliError(f"{flag} is for a series: add --games N")
     game = find_game(args.game)
     try:
         bots = [parse_bot_spec(text, game.name) for text in args.bots]
@@ -59,7 +86,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         game.check_players(len(bots))
     except GameError as exc:
         raise CliError(f"{exc} (one BOT per seat)") from None
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    seed = args.seed = args.seed if args.seed is not None else random.randrange(2**31)
     setup = resolve_setup(game.name, args.setup, args.set, len(bots), seed)
     try:
         clock = ClockSettings(budget_ms=args.budget_ms, increment_ms=args.increment_ms,
@@ -85,20 +112,11 @@ def cmd_match(args: argparse.Namespace) -> int:
                      trace_path=args.trace, log_key=user_key(create=True))
     announce(sandbox)
     try:
-        result = play_match(plan, on_ply=show)
-    except MachineError as exc:
+        return play_match(plan, on_ply=show)
+    except MachineError:
         if not args.log and log_path.exists() and log_path.stat().st_size == 0:
             log_path.unlink()  # the name claimed for a log that was never written
-        print(f"arena match: error: {exc}; no result recorded", file=sys.stderr)
-        return EXIT_FAILED
-    if args.json:
-        print(json.dumps(result.summary()))
-    else:
-        if args.show:
-            print()
-        print(f"{game.name} seed {seed}: {describe(result)}")
-        print(f"log: {result.log}")
-    return EXIT_OK
+        raise
 
 
 def describe(result: Any) -> str:
@@ -143,14 +161,14 @@ def build_parser() -> Parser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debugging details")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
-    m = sub.add_parser("match", help="play one match")
+    m = sub.add_parser("match", help="play one match, or a series of them (--games N, --sprt)")
     m.add_argument("game")
     m.add_argument("bots", nargs="+", metavar="BOT",
                    help="registered name, path/bot.py, module:Class or exec:COMMAND (one per seat)")
     m.add_argument("--setup", metavar="FILE", help="setup file (JSON, TOML, or the game's own format)")
     m.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="setup key (JSON value); overrides --setup; repeatable")
-    m.add_argument("--seed", type=non_negative_int, help="match seed (random board completion, chance)")
+    m.add_argument("--seed", type=non_negative_int, help="match seed (random board completion, chance); default random, for a series 1")
     m.add_argument("--budget-ms", type=non_negative_int, default=10_000, help="time budget per seat for the whole match")
     m.add_argument("--increment-ms", type=non_negative_int, default=0, help="time added after each move")
     m.add_argument("--margin-ms", type=non_negative_int, default=200, help="grace past a deadline")
@@ -167,6 +185,7 @@ def build_parser() -> Parser:
                    help="append every message between the referee and the bots to FILE (JSON lines)")
     m.add_argument("--show", action="store_true", help="print the board after every move")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    add_series_arguments(m)
     m.set_defaults(func=cmd_match)
 
     g = sub.add_parser("games", help="list the games")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.errors import TournamentError
 from arena.tournament.report import STANDINGS_MD, terminal, write_reports
 from arena.tournament.runner import Coordinator, RunOptions, load_standings
+from arena.tournament.standings import Standings
 from arena.tournament.store import (
     FULL_ERRNOS,
     STORE_NAME,
@@ -47,6 +49,8 @@ def register(subparsers: Any) -> None:
     t.add_argument("--quiet", action="store_true", help="no progress bar and no tables (for scripts)")
     t.add_argument("--trace", metavar="FILE", type=Path,
                    help="append every message between the referee and the bots to FILE (JSON lines)")
+    t.add_argument("--report-every", type=positive_int, metavar="N",
+                   help="print the standings after every N results (long runs)")
     t.set_defaults(func=cmd_tournament)
 
     s = subparsers.add_parser("standings", help="print (and rewrite) the standings of a tournament directory")
@@ -111,47 +115,62 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         else:
             out = run_directory(config.output_dir(), args.resume)
         options = RunOptions(out=out, resume=args.resume, executor=executor, scheduler=args.scheduler,
-                             workers=args.workers, quiet=args.quiet, trace=args.trace)
-        try:
-            coordinator = Coordinator(config, options)
-        except StoreWriteError as exc:  # the disk, not the input: exit 1 like a failure during the run
-            print(f"arena tournament: {config.name}: {write_failure(str(exc), exc)}", file=sys.stderr)
-            return EXIT_FAILED
-        except (TournamentError, StoreError) as exc:
-            raise CliError(str(exc)) from None
-        except OSError as exc:
-            if exc.errno in FULL_ERRNOS:  # a full disk: exit 1 as during the run; anything else is a bad --out
-                print(f"arena tournament: {config.name}: cannot use output directory {out}: "
-                      f"{write_failure(str(exc.strerror), exc)}", file=sys.stderr)
-                return EXIT_FAILED
-            raise CliError(f"cannot use output directory {out}: {exc.strerror}") from None
-        try:
-            standings = coordinator.run()
-        except TournamentError as exc:
-            print(f"arena tournament: {config.name}: {exc}", file=sys.stderr)
-            return EXIT_FAILED
-        except StoreError as exc:  # the store turned unwritable or unreadable during the run
-            text = write_failure(str(exc), exc) if isinstance(exc, StoreWriteError) else str(exc)
-            print(f"arena tournament: {config.name}: {text}", file=sys.stderr)
-            return EXIT_FAILED
-        except OSError as exc:
-            if not is_write_failure(exc):
-                raise
-            # Every result is in the store; only the reports (or a file beside them) could not be written.
-            what = f"cannot write {exc.filename}" if exc.filename else "cannot write the reports"
-            print(f"arena tournament: {config.name}: {write_failure(f'{what}: {exc.strerror}', exc)}",
-                  file=sys.stderr)
-            return EXIT_FAILED
-        except KeyboardInterrupt:
-            print(f"arena tournament: {config.name}: interrupted; the results so far are kept in {out} "
-                  "(run again with --resume to finish)", file=sys.stderr)
-            return EXIT_INTERRUPTED
-        finally:
-            coordinator.close()
+                             workers=args.workers, quiet=args.quiet, trace=args.trace,
+                             report_every=args.report_every or 0)
+        code, coordinator, standings = run_guarded(config, options, f"arena tournament: {config.name}")
+        if standings is None:
+            return code
         if not args.quiet:
             print(terminal(standings))
+            if coordinator is not None and coordinator.tally is not None:
+                print("\n".join(coordinator.tally.lines((config.bots[0].name, config.bots[1].name))))
             print(f"results: {out / STANDINGS_MD}\n", flush=True)
     return EXIT_OK
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def run_guarded(config: TournamentConfig, options: RunOptions, what: str,
+                say: Callable[[str], None] = _to_stderr) -> tuple[int, Coordinator | None, Standings | None]:
+    """Run one config to its end: (exit code, coordinator, standings), standings None when it stopped.
+
+    Bad input raises CliError; a failure during the run (the disk, a lost worker, Ctrl-C) is said
+    in one line (on stderr) and returned as the exit code, with every result so far kept.
+    """
+    out = options.out
+    try:
+        coordinator = Coordinator(config, options)
+    except StoreWriteError as exc:  # the disk, not the input: exit 1 like a failure during the run
+        say(f"{what}: {write_failure(str(exc), exc)}")
+        return EXIT_FAILED, None, None
+    except (TournamentError, StoreError) as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        if exc.errno in FULL_ERRNOS:  # a full disk: exit 1 as during the run; anything else is a bad --out
+            say(f"{what}: cannot use output directory {out}: {write_failure(str(exc.strerror), exc)}")
+            return EXIT_FAILED, None, None
+        raise CliError(f"cannot use output directory {out}: {exc.strerror}") from None
+    try:
+        return EXIT_OK, coordinator, coordinator.run()
+    except TournamentError as exc:
+        say(f"{what}: {exc}")
+    except StoreError as exc:  # the store turned unwritable or unreadable during the run
+        text = write_failure(str(exc), exc) if isinstance(exc, StoreWriteError) else str(exc)
+        say(f"{what}: {text}")
+    except OSError as exc:
+        if not is_write_failure(exc):
+            raise
+        # Every result is in the store; only the reports (or a file beside them) could not be written.
+        where = f"cannot write {exc.filename}" if exc.filename else "cannot write the reports"
+        say(f"{what}: {write_failure(f'{where}: {exc.strerror}', exc)}")
+    except KeyboardInterrupt:
+        say(f"{what}: interrupted; the results so far are kept in {out} (run again with --resume to finish)")
+        return EXIT_INTERRUPTED, coordinator, None
+    finally:
+        coordinator.close()
+    return EXIT_FAILED, coordinator, None
 
 
 def cmd_standings(args: argparse.Namespace) -> int:

@@ -28,9 +28,10 @@ from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
 from arena.setups import SetupFileError, complete_setup, load_setup_file
 from arena.tournament.schedule import MatchTask, build_schedule, derive_seed
+from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
 
 TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
-            "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output")
+            "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt")
 BOT_KEYS = ("spec", "name", "options", "limits", "dir")
 SETUP_KEYS = ("fixed", "maps", "files", "random")
 CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
@@ -88,6 +89,7 @@ class TournamentConfig:
     persistent: bool = True
     logs: bool = True
     output: str | None = None
+    sprt: SprtSettings | None = None  # two bots only: stop once the SPRT accepts a hypothesis
     source: str = ""  # the config file, for messages
 
     def schedule(self) -> list[MatchTask]:
@@ -107,7 +109,7 @@ class TournamentConfig:
             "seed": self.seed,
             "clock": self.clock.to_data(),
             "strikes": {"max_strikes": self.strikes.max_strikes, "reasons": list(self.strikes.reasons)},
-        }
+        } | ({"sprt": self.sprt.to_data()} if self.sprt is not None else {})
 
     def fingerprint(self) -> str:
         """A hash of everything that decides which matches are played and how they are scored."""
@@ -252,6 +254,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
         persistent=check.boolean(data.get("persistent", True), "persistent"),
         logs=check.boolean(data.get("logs", True), "logs"),
         output=check.string(data["output"], "output") if "output" in data else None,
+        sprt=_sprt(check, data["sprt"], len(bots)) if "sprt" in data else None,
         source=source,
     )
 
@@ -396,3 +399,13 @@ def _strikes(check: _Checker, value: Any) -> StrikeRule:
         if reason not in FAILURES:
             raise check.fail(f"strikes.reasons[{i}]", f"{reason!r} is not one of {', '.join(FAILURES)}")
     return StrikeRule(max_strikes, tuple(str(reason) for reason in reasons))
+
+
+def _sprt(check: _Checker, value: Any, bots: int) -> SprtSettings:
+    table = check.table(value, "sprt")
+    if bots != 2:
+        raise check.fail("sprt", f"an SPRT compares two bots; this config has {bots}")
+    try:
+        return sprt_settings(table)
+    except SprtSettingsError as exc:
+        raise check.fail("", str(exc)) from None

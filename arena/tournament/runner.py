@@ -13,21 +13,22 @@ import os
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, replace
+from importlib import metadata
 from pathlib import Path
 from typing import Protocol
 
 from tqdm import tqdm  # type: ignore[import-untyped]
 
-from arena import __version__ as arena_version
 from arena.games import get_game
 from arena.launch.sandbox import Sandbox, announce, resolve_sandbox
 from arena.outcomes import FAILURES
 from arena.tournament.config import TournamentConfig, default_concurrency
 from arena.tournament.errors import TournamentError
 from arena.tournament.local import LocalExecutor, Outcome
-from arena.tournament.report import write_reports
+from arena.tournament.report import terminal, write_reports
 from arena.tournament.schedule import MatchTask
-from arena.tournament.standings import Standings, compute
+from arena.tournament.series import SeriesTally
+from arena.tournament.standings import Standings, comparisons, compute, pair_points
 from arena.tournament.store import (
     STORE_NAME,
     ResultsStore,
@@ -76,6 +77,15 @@ class RunOptions:
     workers: int | None = None
     quiet: bool = False
     trace: Path | None = None  # every message of every match, appended to this file
+    report_every: int = 0  # print the standings after every this many results (0: never)
+
+
+def arena_version() -> str:
+    """The installed arena's version, stored with the results it plays."""
+    try:
+        return metadata.version("arena")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
 
 
 def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) -> ResultsStore:
@@ -85,7 +95,7 @@ def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) ->
         (out / "logs").mkdir(exist_ok=True)
     path = out / STORE_NAME
     meta = {"fingerprint": config.fingerprint(), "config": config.to_data(), "total": total,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "arena_version": arena_version}
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "arena_version": arena_version()}
     if not path.exists() and not path.is_symlink():
         return ResultsStore.new(path, meta)  # appears complete with its metadata, or not at all
     store = ResultsStore(path)  # refuses an empty, damaged or foreign file in one line
@@ -161,14 +171,20 @@ class Coordinator:
                 raise TournamentError(str(exc)) from None
         self.book = StrikeBook(config.strikes, len(config.bots))
         self.failures = 0
+        # Two bots: A's running score against B (the progress line, the SPRT stop, the series summary).
+        self.tally = SeriesTally(config.players, config.sprt) if len(config.bots) == 2 else None
+        self.points: Counter[int] = Counter()  # running points per bot, for the leader on the progress line
+        self.stopped_early = False  # the SPRT accepted a hypothesis before the schedule ran out
         for record in self.store.records(order="rowid"):
             self.book.observe(record)
-            self.failures += record.reason in FAILURES
+            self._count(record)
         self.bar: tqdm | None = None
 
     def run(self) -> Standings:
         """Play every match without a row, then compute the standings and write the reports."""
         pending = deque(task for task in self.schedule if task.match not in self.done)
+        if self._decided():
+            pending = self._pairs_to_finish(pending, {})
         self.bar = tqdm(total=len(self.schedule), initial=len(self.done), unit="match", dynamic_ncols=True,
                         desc=self.config.name, disable=self.options.quiet, leave=True, smoothing=0.05)
         self._postfix()
@@ -194,6 +210,8 @@ class Coordinator:
         attempts: Counter[str] = Counter()
         try:
             while pending or inflight:
+                if pending and self._decided():
+                    pending = self._pairs_to_finish(pending, inflight)
                 while pending and len(inflight) < executor.capacity:
                     task = pending.popleft()
                     seats = self.book.out_of(task)
@@ -254,7 +272,7 @@ class Coordinator:
             record.log_data = None
         self.store.add(record)
         self.done.add(record.match)
-        self.failures += record.reason in FAILURES
+        self._count(record)
         for bot in self.book.observe(record):
             self._say(f"{self.config.bots[bot].name} is disqualified after {self.book.strikes[bot]} strikes "
                       f"(last: {record.reason} in {record.match})")
@@ -266,16 +284,55 @@ class Coordinator:
                                 self.config.strikes.max_strikes)
         self.store.add(record)
         self.done.add(record.match)
+        self._count(record)
         self._advance()
+
+    def _count(self, record: MatchRecord) -> None:
+        """Add a stored result to the running figures: failures, points, A against B."""
+        self.failures += record.reason in FAILURES
+        if self.tally is not None:
+            self.tally.observe(record)
+        if self.config.players > 1:
+            for group in comparisons([record], self.config.players):
+                for a in group:
+                    self.points[a.bot] += sum(pair_points(a, b)[0] for b in group if b is not a)
+        elif record.played:
+            self.points[record.bots[0]] += record.scores[0]
+
+    def _decided(self) -> bool:
+        return self.tally is not None and self.tally.decided
+
+    def _pairs_to_finish(self, pending: deque[MatchTask], inflight: dict[str, MatchTask]) -> deque[MatchTask]:
+        """Once the SPRT has decided: only the games that complete a pair already begun are still played."""
+        begun = {(t.setup, t.round) for t in inflight.values()}
+        begun |= {(t.setup, t.round) for t in self.schedule if t.match in self.done}
+        left = deque(t for t in pending if (t.setup, t.round) in begun)
+        if len(left) < len(pending):
+            self.stopped_early = True
+            if self.bar is not None:
+                self.bar.total = len(self.done) + len(inflight) + len(left)
+                self.bar.refresh()
+        return left
 
     def _advance(self) -> None:
         if self.bar is not None:
             self.bar.update(1)
             self._postfix()
+        every = self.options.report_every
+        if every and len(self.done) % every == 0 and len(self.done) < len(self.schedule):
+            self._say(terminal(self.standings()))
 
     def _postfix(self) -> None:
-        if self.bar is not None and not self.bar.disable:
-            self.bar.set_postfix_str(f"failures={self.failures} dq={len(self.book.disqualified)}", refresh=False)
+        if self.bar is None or self.bar.disable:
+            return
+        text = f"failures={self.failures} dq={len(self.book.disqualified)}"
+        if self.tally is not None and self.tally.trinomial.games:
+            names = self.config.bots
+            text = f"{names[0].name} vs {names[1].name} {self.tally.progress()} {text}"
+        elif self.points:
+            leader = max(self.points, key=lambda bot: (self.points[bot], -bot))
+            text = f"leader {self.config.bots[leader].name} ({self.points[leader]:g}) {text}"
+        self.bar.set_postfix_str(text, refresh=False)
 
     def _say(self, text: str) -> None:
         if self.bar is not None and not self.bar.disable:

@@ -15,7 +15,7 @@ Degenerate inputs never raise: Elo is +inf / -inf for a perfect / null score and
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -340,8 +340,7 @@ def format_summary(
     est = _series_estimate(trinomial, pentanomial)
     t = trinomial
     lines = [
-        f"Score of {name_a} vs {name_b}: {t.wins} - {t.losses} - {t.draws}  "
-        f"[{t.score:.3f}] {t.games}",
+        f"Score of {name_a} vs {name_b}: {t.wins} - {t.losses} - {t.draws}  [{t.score:.3f}] {t.games}",
         f"Elo difference: {est.elo:.1f} +/- {est.elo_error:.1f}, LOS: {100.0 * est.los:.1f} %",
     ]
     if pentanomial is not None:
@@ -390,3 +389,59 @@ def to_json(
             "sprt": s.decision,
         }
     return out
+
+
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
+MODELS: tuple[Model, ...] = ("logistic", "normalized")
+
+
+class SprtSettingsError(ValueError):
+    """SPRT settings that cannot be used; the message names the key."""
+
+
+@dataclass(frozen=True)
+class SprtSettings:
+    """When a series may stop: H0 elo = elo0 against H1 elo = elo1, error rates alpha and beta."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    model: Model = "logistic"
+
+    def to_data(self) -> dict[str, Any]:
+        """The settings as stored with the results (and hashed into the config's fingerprint)."""
+        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta, "model": self.model}
+
+    def test(self, counts: Trinomial | Pentanomial) -> SprtState:
+        """The SPRT of these settings on counts."""
+        return sprt(counts, self.elo0, self.elo1, self.alpha, self.beta, self.model)
+
+
+def sprt_settings(table: Mapping[str, Any], where: str = "sprt") -> SprtSettings:
+    """Checked settings from a map (a config's [sprt] table or the parsed --sprt value)."""
+    unknown = sorted(set(table) - set(SPRT_KEYS))
+    if unknown:
+        raise SprtSettingsError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(SPRT_KEYS)})")
+    for key in ("elo0", "elo1"):
+        if key not in table:
+            raise SprtSettingsError(f"{where}: {key} is missing (e.g. elo0=0,elo1=5)")
+    values: dict[str, float] = {}
+    for key in ("elo0", "elo1", "alpha", "beta"):
+        if key not in table:
+            continue
+        value = table[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise SprtSettingsError(f"{where}.{key}: must be a number, not {value!r}")
+        values[key] = float(value)
+    model = table.get("model", "logistic")
+    if model not in MODELS:
+        raise SprtSettingsError(f"{where}.model: must be one of {', '.join(MODELS)}, not {model!r}")
+    settings = SprtSettings(values["elo0"], values["elo1"], values.get("alpha", 0.05), values.get("beta", 0.05),
+                            model)
+    if settings.elo0 >= settings.elo1:
+        raise SprtSettingsError(f"{where}: elo0 ({settings.elo0:g}) must be below elo1 ({settings.elo1:g})")
+    for key in ("alpha", "beta"):
+        if not 0.0 < getattr(settings, key) < 0.5:
+            raise SprtSettingsError(f"{where}.{key}: must be between 0 and 0.5, not {getattr(settings, key):g}")
+    return settings

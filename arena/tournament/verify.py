@@ -40,6 +40,8 @@ from arena.tournament.report import (
     matches_rows,
 )
 from arena.tournament.schedule import MatchTask, build_schedule
+from arena.tournament.series import unplayed_problems
+from arena.tournament.sprt import SprtSettingsError, sprt_settings
 from arena.tournament.standings import compute, standings_data
 from arena.tournament.store import SCHEMA_VERSION, STORE_NAME, TRIGGERS, ResultsStore, StoreError
 from arena.tournament.strikes import StrikeBook, forfeit_record
@@ -310,7 +312,19 @@ class _Verifier:
             if match not in schedule:
                 self.problem(f"match {match}: a result row, but no such match is scheduled")
         logs = self.dir / "logs"
-        for match, task in schedule.items():
+        if config.get("sprt") is not None:  # a series stopped by its SPRT: the rest was never to be played
+            unplayed = [(m, (t.setup, t.round)) for m, t in schedule.items() if m not in counts]
+            try:
+                settings = sprt_settings(config["sprt"])
+            except (SprtSettingsError, TypeError) as exc:
+                self.problem(f"{self.dir}: the stored SPRT settings cannot be used: {exc}")
+                settings = None
+            for line in unplayed_problems(settings, players, written, unplayed) if settings else []:
+                self.problem(line)
+            schedule_missing: dict[str, MatchTask] = {}
+        else:
+            schedule_missing = schedule
+        for match, task in schedule_missing.items():
             if match not in counts:
                 there = (logs / f"{match}{LOG_SUFFIX}").exists()
                 self.problem(f"match {match}: no result row" + (" (its log exists)" if there else ""))

@@ -43,7 +43,7 @@ def test_json_output_has_exactly_the_documented_keys(tmp_path: Path) -> None:
                 "--log", str(tmp_path / "m.msgpack"))
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
-    assert set(result) == {"game", "players", "scores", "ranks", "reason", "offender", "detail", "plies", "log"}
+    assert set(result) == {"game", "players", "scores", "ranks", "reason", "offender", "detail", "plies", "log", "seed"}
     assert result["game"] == "blocking" and result["reason"] == "blocked" and result["offender"] is None
     assert sorted(result["ranks"]) == [1, 2] and result["plies"] > 0
     assert Path(result["log"]).exists()
