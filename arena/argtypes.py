@@ -15,8 +15,24 @@ class CliError(Exception):
     """Bad input on the command line: reported as one line, exit status 2."""
 
 
+class DefaultsFormatter(argparse.HelpFormatter):
+    """Help that states each option's default, where it has a meaningful one and does not say it already."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (action.option_strings and default not in (None, False, [], argparse.SUPPRESS)
+                and "default" not in text and "%(default)" not in text):
+            text += " (default: %(default)s)"
+        return text
+
+
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line and exit 2."""
+    """An ArgumentParser whose errors are one line and exit 2, and whose help shows defaults."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", DefaultsFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
@@ -43,8 +59,11 @@ def non_negative_int(text: str) -> int:
 
 def positive_int(text: str) -> int:
     """An integer of at least 1."""
-    value = non_negative_int(text)
-    if value == 0:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be positive")
     return value
 

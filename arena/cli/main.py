@@ -7,10 +7,12 @@ import importlib
 import importlib.util
 import json
 import logging
+import os
 import random
 import shutil
 import sys
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from arena.argtypes import (
     Parser,
     find_game,
     non_negative_int,
+    positive_int,
     resolve_setup,
 )
 from arena.cli.series import add_series_arguments
@@ -36,6 +39,7 @@ from arena.match.run import MatchPlan, default_log_path, play_match
 from arena.viewer.cli import add_replay_arguments, run_replay
 
 # Modules that add subcommands through register(subparsers).
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool its reader left
 SUBCOMMAND_MODULES = ("arena.tournament.cli", "arena.viewer.cli", "arena.analyze.cli", "arena.play.cli",
                       "arena.cli.doctor", "arena.cli.check")
 
@@ -131,12 +135,25 @@ def describe(result: Any) -> str:
             f"ranks {result.ranks}; {result.plies} plies")
 
 
+def installed_version() -> str:
+    """The installed arena's version."""
+    try:
+        return metadata.version("arena")
+    except metadata.PackageNotFoundError:  # a checkout that was never installed
+        return "(not installed)"
+
+
 def cmd_games(args: argparse.Namespace) -> int:
     """List the registered games."""
+    rows = []
     for name in game_names():
         game = get_game(name)
-        span = f"{game.min_players}" if game.min_players == game.max_players else f"{game.min_players}-{game.max_players}"
-        print(f"{name:10} v{game.version}  {span} players  {game.description}")
+        low, high = game.min_players, game.max_players
+        span = f"{low}" if low == high else f"{low}-{high}"
+        rows.append((name, f"v{game.version}", f"{span} player" + ("" if span == "1" else "s"), game.description))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3])
     return EXIT_OK
 
 
@@ -159,17 +176,20 @@ def build_parser() -> Parser:
     """The argument parser of every subcommand."""
     parser = Parser(prog="arena", description="Referee, tournaments and replays for game-playing bots.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debugging details")
+    parser.add_argument("--version", action="version", version=f"arena {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     m = sub.add_parser("match", help="play one match, or a series of them (--games N, --sprt)")
     m.add_argument("game")
     m.add_argument("bots", nargs="+", metavar="BOT",
-                   help="registered name, path/bot.py, module:Class or exec:COMMAND (one per seat)")
+                   help="one per seat: a registered name (options as name:key=value,...; arena bots GAME lists "
+                        "them), path/bot.py[:Class], module:Class, exec:COMMAND (a ZeroMQ bot), "
+                        "stdio:COMMAND (JSON lines), pascal:PATH/unit.pas")
     m.add_argument("--setup", metavar="FILE", help="setup file (JSON, TOML, or the game's own format)")
     m.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="setup key (JSON value); overrides --setup; repeatable")
     m.add_argument("--seed", type=non_negative_int, help="match seed (random board completion, chance); default random, for a series 1")
-    m.add_argument("--budget-ms", type=non_negative_int, default=10_000, help="time budget per seat for the whole match")
+    m.add_argument("--budget-ms", type=positive_int, default=10_000, help="time budget per seat for the whole match")
     m.add_argument("--increment-ms", type=non_negative_int, default=0, help="time added after each move")
     m.add_argument("--margin-ms", type=non_negative_int, default=200, help="grace past a deadline")
     m.add_argument("--clock-mode", choices=["wall", "cpu"], default="wall",
@@ -215,13 +235,20 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        sys.stdout.flush()  # inside the try: a reader that left is noticed here, not at exit
+        return code
     except CliError as exc:
         print(f"arena {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`arena games | head -1`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

@@ -124,7 +124,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             print(terminal(standings))
             if coordinator is not None and coordinator.tally is not None:
                 print("\n".join(coordinator.tally.lines((config.bots[0].name, config.bots[1].name))))
-            print(f"results: {out / STANDINGS_MD}\n", flush=True)
+            print(f"results: {out / STANDINGS_MD}  (arena view {out}: the report page with every match)\n",
+                  flush=True)
     return EXIT_OK
 
 

@@ -49,7 +49,8 @@ def register(sub: Any) -> argparse.ArgumentParser:
     """Add the `view` subcommand to the subparsers of `arena`."""
     view = sub.add_parser("view", help="write a self-contained HTML viewer of a match log or tournament directory")
     view.add_argument("path", metavar="LOG|DIR", help="a match log, its JSON dump, or a tournament output directory")
-    view.add_argument("--html", required=True, metavar="OUT", help="the HTML file to write")
+    view.add_argument("--html", metavar="OUT",
+                      help="the HTML file to write (default: beside the log, LOG.html; for DIR, DIR/report.html)")
     view.set_defaults(func=cmd_view)
     return view
 
@@ -60,6 +61,10 @@ def cmd_view(args: argparse.Namespace) -> int:
     from arena.viewer.report import ReportError, write_report
 
     path = Path(args.path)
+    if args.html is None:
+        args.html = str(path / "report.html") if path.is_dir() else str(path.with_name(path.name + ".html")
+                                                                          if path.suffix != ".msgpack"
+                                                                          else path.with_suffix(".html"))
     try:
         if path.is_dir():
             out, pages = write_report(path, args.html)

@@ -1,4 +1,4 @@
-"""Reference bots for blocking: the seed's three strategies and perfect (Sprague–Grundy play)."""
+"""Reference bots for blocking: the assignment's three strategies and perfect (Sprague–Grundy play)."""
 
 from bots.blocking.perfect import PerfectBot
 from bots.blocking.simple import MaxBlockBot, RandomBot, SequentialBot

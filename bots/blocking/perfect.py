@@ -122,7 +122,7 @@ class PerfectBot(GameBot):
     move to a zero position (which needs no full value). When time runs out first it
     plays a move that leaves a position symmetric under a half-turn or reflection with no
     cell next to its image (a proven second-player win: mirror every reply), else the
-    seed's max-blocking move restricted to the unsolved components, which shrinks them
+    assignment's max-blocking move restricted to the unsolved components, which shrinks them
     fastest into the solver's range. In a lost position it blocks as few cells as possible
     to leave the opponent the most room to go wrong. It uses no randomness; only how much
     gets solved in time depends on the clock.

@@ -1,4 +1,4 @@
-"""The seed's strategies: sequential, random and maximum-blocking."""
+"""The assignment's strategies: sequential, random and maximum-blocking."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reference bots for blocky: the seed's random and smart players, and a one-ply greedy."""
+"""Reference bots for blocky: the assignment's random and smart players, and a one-ply greedy."""
 
 from bots.blocky.greedy import GreedyBot
 from bots.blocky.simple import RandomBot, SmartBot

@@ -1,4 +1,4 @@
-"""The seed's players: random (any legal move) and smart (best of a few random moves)."""
+"""The assignment's players: random (any legal move) and smart (best of a few random moves)."""
 
 from __future__ import annotations
 

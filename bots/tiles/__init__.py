@@ -1,4 +1,4 @@
-"""Reference bots for tiles: random, greedy, perfect (exact search) and montecarlo (the seed's playouts)."""
+"""Reference bots for tiles: random, greedy, perfect (exact search) and montecarlo (the assignment's playouts)."""
 
 from bots.tiles.montecarlo import MonteCarloBot
 from bots.tiles.perfect import PerfectBot

@@ -1,4 +1,4 @@
-"""Tiles `montecarlo`: the seed's bepaalGoedeZet (random playouts per distinct move)."""
+"""Tiles `montecarlo`: the assignment's bepaalGoedeZet (random playouts per distinct move)."""
 
 from __future__ import annotations
 
@@ -44,14 +44,14 @@ class MatchRules:
 class MonteCarloBot(GameBot):
     """For each distinct move, `simulations` random playouts (default 100); best mean wins.
 
-    Playouts pick uniformly among all legal moves, as the seed's random play does; the
+    Playouts pick uniformly among all legal moves, as the assignment's random play does; the
     bot's seeded generator makes it deterministic for a seed unless the clock runs short,
     when it stops after fewer rounds (every move still gets the same number of playouts).
     """
 
     name = "montecarlo"
     game = "tiles"
-    description = "Monte-Carlo: random playouts per distinct move, best mean (seed's bepaalGoedeZet)"
+    description = "Monte-Carlo: random playouts per distinct move, best mean (the assignment's bepaalGoedeZet)"
 
     def __init__(self, simulations: int = 100, **options: Any) -> None:
         super().__init__(**options)

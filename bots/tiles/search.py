@@ -1,4 +1,4 @@
-"""Tiles search: plain negamax (the seed's besteScore), alpha-beta, and Monte-Carlo playouts.
+"""Tiles search: plain negamax (the assignment's besteScore), alpha-beta, and Monte-Carlo playouts.
 
 The search works on a compact position seen from the player to move:
 - `pos`: how many tiles of the pot are already used (the pot string never changes);
@@ -9,7 +9,7 @@ A move is `(plate, colour)` with colour 0 (yellow, `g`) or 1 (blue, `b`). The va
 position is the final score of the player to move: own full rows minus the other's.
 
 For the value only multisets matter: which plate holds what and which row is which do
-not change what can happen (the seed's "equal moves" say as much for plates; rows with
+not change what can happen (the assignment's "equal moves" say as much for plates; rows with
 equal contents are interchangeable, and a move picks among rows by contents alone). So
 the transposition key holds the plates and both boards sorted.
 """
@@ -158,7 +158,7 @@ class Rules:
         return count
 
 
-# --- plain negamax: the seed's besteScore -------------------------------------------------
+# --- plain negamax: the assignment's besteScore -------------------------------------------------
 
 
 class PlainNegamax:
@@ -302,7 +302,7 @@ class AlphaBeta:
         return first, -self.rules.fills_row(p, move)
 
 
-# --- Monte-Carlo: the seed's bepaalGoedeZet --------------------------------------------
+# --- Monte-Carlo: the assignment's bepaalGoedeZet --------------------------------------------
 
 
 def playout(rules: Rules, p: Position, rng: random.Random) -> int:

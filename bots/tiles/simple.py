@@ -1,4 +1,4 @@
-"""Tiles strategies: random, and the seed's greedy move (a row as full as possible)."""
+"""Tiles strategies: random, and the assignment's greedy move (a row as full as possible)."""
 
 from __future__ import annotations
 

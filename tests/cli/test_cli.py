@@ -140,3 +140,50 @@ def test_replay_prints_boards_and_verify_catches_tampering(tmp_path: Path) -> No
     edited.write_text(json.dumps(data))
     verdict = arena("replay", str(edited), "--verify")
     assert verdict.returncode == 1 and "scores" in verdict.stdout
+
+
+@pytest.mark.parametrize("command", ["games", "bots", "bots blocking", "match --help"])
+def test_a_reader_that_leaves_early_gets_no_traceback(command: str) -> None:
+    line = f"{sys.executable} -m arena.cli {command} | head -1; echo \"status ${{PIPESTATUS[0]}}\""
+    out = subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.stderr == "" and len(out.stdout.splitlines()) == 2, out
+    assert out.stdout.splitlines()[-1] in ("status 0", "status 141")
+
+
+def test_a_long_replay_into_head_stops_quietly(tmp_path: Path) -> None:
+    log = tmp_path / "m.msgpack"
+    assert arena("match", "arrows", "greedy", "random", "--seed", "2", "--set", "cols=30", "--set", "rows=30",
+                 "--log", str(log)).returncode == 0
+    line = f"{sys.executable} -m arena.cli replay {log} | head -2; echo \"status ${{PIPESTATUS[0]}}\""
+    out = subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.stderr == "" and out.stdout.splitlines()[-1] in ("status 0", "status 141"), out
+
+
+def test_version_and_help_with_defaults_and_every_bot_form() -> None:
+    version = arena("--version")
+    assert version.returncode == 0 and version.stdout.startswith("arena ")
+    text = " ".join(arena("match", "--help").stdout.split())
+    for form in ("name:key=value", "path/bot.py", "module:Class", "exec:COMMAND", "stdio:COMMAND",
+                 "pascal:PATH/unit.pas"):
+        assert form in text
+    assert "(default: 10000)" in text and "(default: wall)" in text and "(default: None)" not in text
+
+
+@pytest.mark.parametrize("value", ["0", "-5"])
+def test_one_wording_for_a_number_that_must_be_positive(value: str) -> None:
+    out = arena("match", "blocking", "random", "random", "--budget-ms", value)
+    assert out.returncode == 2 and out.stderr.strip().endswith(f"argument --budget-ms: '{value}' must be positive")
+
+
+def test_games_lists_aligned_columns_and_singular_players() -> None:
+    lines = arena("games").stdout.splitlines()
+    assert any("  1 player  " in line for line in lines) and not any("1 players" in line for line in lines)
+    starts = {line.index(" v1") for line in lines}
+    assert len(starts) == 1  # the version column starts at the same place on every line
+
+
+def test_view_without_html_writes_beside_the_log(tmp_path: Path) -> None:
+    log = tmp_path / "m.msgpack"
+    assert arena("match", "blocking", "random", "random", "--log", str(log)).returncode == 0
+    out = arena("view", str(log))
+    assert out.returncode == 0 and (tmp_path / "m.html").read_text().lower().startswith("<!doctype html>")
