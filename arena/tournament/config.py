@@ -122,6 +122,24 @@ class TournamentConfig:
         return Path(self.output) if self.output else Path("results") / self.name
 
 
+def config_changes(stored: Any, current: Any, where: str = "") -> list[str]:
+    """The keys (`bots[1].spec`, `clock.budget_ms`, ...) whose values differ between two config maps."""
+    if isinstance(stored, dict) and isinstance(current, dict):
+        changed = []
+        for key in sorted(set(stored) | set(current), key=str):
+            here = f"{where}.{key}" if where else str(key)
+            if key not in stored or key not in current:
+                changed.append(here)
+            else:
+                changed += config_changes(stored[key], current[key], here)
+        return changed
+    if isinstance(stored, list) and isinstance(current, list) and len(stored) == len(current):
+        return [c for i, (a, b) in enumerate(zip(stored, current)) for c in config_changes(a, b, f"{where}[{i}]")]
+    if isinstance(stored, list) and isinstance(current, list):
+        return [f"{where} ({len(stored)} entries, now {len(current)})"]
+    return [] if stored == current else [where or "the config"]
+
+
 def default_concurrency() -> int:
     """Half the usable cores (bots need the other half), at least one."""
     return max(1, len(os.sched_getaffinity(0)) // 2)

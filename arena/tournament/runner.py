@@ -22,7 +22,7 @@ from tqdm import tqdm  # type: ignore[import-untyped]
 from arena.games import get_game
 from arena.launch.sandbox import Sandbox, announce, resolve_sandbox
 from arena.outcomes import FAILURES
-from arena.tournament.config import TournamentConfig, default_concurrency
+from arena.tournament.config import TournamentConfig, config_changes, default_concurrency
 from arena.tournament.errors import TournamentError
 from arena.tournament.local import LocalExecutor, Outcome
 from arena.tournament.report import terminal, write_reports
@@ -111,9 +111,14 @@ def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) ->
         return store
     if stored["fingerprint"] != config.fingerprint():
         store.close()
-        name = stored["config"].get("name") if isinstance(stored.get("config"), dict) else None
-        raise TournamentError(f"{out} holds results of config {name!r}, which differs from "
-                              "this one in bots, setups, seed, clock or strikes; choose another --out")
+        old = stored.get("config") if isinstance(stored.get("config"), dict) else {}
+        old_data, new_data = dict(old), config.to_data()
+        old_data.pop("name", None)
+        new_data.pop("name")
+        changed = config_changes(old_data, new_data)
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        raise TournamentError(f"{out} holds results of config {old.get('name')!r}, which differs from this one in "
+                              f"{shown or 'its fingerprint'}; choose another --out (or undo the change)")
     done = store.count()
     if not resume and done:  # an empty store (a run that never got going) is simply reused
         store.close()

@@ -153,7 +153,13 @@ def test_rerun_needs_resume_and_resume_of_a_finished_run_plays_nothing(tmp_path:
     assert resumed.returncode == 0 and "2/2 matches (complete" in resumed.stdout
     other = write_config(tmp_path / "o.toml", {"game": "blocking", "bots": ["random", "maxblock"]})
     clash = cli("tournament", str(other), "--out", str(out), "--resume", "--quiet")
-    assert clash.returncode == 2 and "differs from this one" in clash.stderr
+    assert clash.returncode == 2 and "differs from this one in" in clash.stderr
+    assert "bots[1].name, bots[1].spec, setups[0].label" in clash.stderr, clash.stderr
+    budget = write_config(tmp_path / "b.toml", {"game": "blocking", "bots": ["random", "sequential"],
+                                                 "setups": {"fixed": {"rows": 4, "cols": 4}},
+                                                 "clock": {"budget_ms": 999}})
+    changed = cli("tournament", str(budget), "--out", str(out), "--resume", "--quiet")
+    assert changed.returncode == 2 and "differs from this one in clock.budget_ms;" in changed.stderr
 
 
 def test_several_configs_run_one_after_another(tmp_path: Path) -> None:
