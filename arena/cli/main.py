@@ -73,7 +73,7 @@ def play_one(args: argparse.Namespace) -> MatchResult:
             raise CliError(f"{flag} is for a series: add --games N")
     game = find_game(args.game)
     try:
-        bots = [parse_bot_spec(text, game.name) for text in args.bots]
+        bots = [parse_bot_spec(text, game.name, display=name) for text, name in zip(args.bots, display_names(args))]
     except BotSpecError as exc:
         raise CliError(str(exc)) from None
     if any(b.kind == BotKind.PASCAL for b in bots) and shutil.which("fpc") is None:
@@ -121,6 +121,21 @@ def play_one(args: argparse.Namespace) -> MatchResult:
         if not args.log and log_path.exists() and log_path.stat().st_size == 0:
             log_path.unlink()  # the name claimed for a log that was never written
         raise
+
+
+def display_names(args: argparse.Namespace) -> list[str]:
+    """The --name of each seat ("" where the bot's own name is used); CliError when they do not fit."""
+    from arena.tournament.config import NAME_PATTERN  # the rule of names in tournaments, too
+
+    names = list(args.name or [])
+    if names and len(names) != len(args.bots):
+        raise CliError(f"--name: give one per BOT ({len(args.bots)}), not {len(names)}")
+    if len(set(names)) != len(names):
+        raise CliError(f"--name: the names must differ, got {names}")
+    for name in names:
+        if not NAME_PATTERN.fullmatch(name):
+            raise CliError(f"--name {name!r}: letters, digits, '.', '_' or '-', at most 80 characters")
+    return names or [""] * len(args.bots)
 
 
 def describe(result: Any) -> str:
@@ -203,6 +218,8 @@ def build_parser() -> Parser:
     m.add_argument("--force", action="store_true", help="let --log replace an existing file")
     m.add_argument("--trace", metavar="FILE",
                    help="append every message between the referee and the bots to FILE (JSON lines)")
+    m.add_argument("--name", action="append", metavar="NAME",
+                   help="display name of the next seat's bot in results, logs and reports (one per BOT, in order)")
     m.add_argument("--show", action="store_true", help="print the board after every move")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
     add_series_arguments(m)

@@ -76,9 +76,11 @@ def series_config(args: argparse.Namespace) -> TournamentConfig:
         raise CliError(str(exc)) from None
     names: list[str] = []
     bots: list[dict[str, Any]] = []
-    for text in args.bots:
+    from arena.cli.main import display_names
+
+    for text, display in zip(args.bots, display_names(args)):
         try:
-            spec = parse_bot_spec(text, game.name)
+            spec = parse_bot_spec(text, game.name, display=display)
         except BotSpecError as exc:
             raise CliError(str(exc)) from None
         name, n = spec.name, 2

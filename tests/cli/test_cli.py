@@ -187,3 +187,15 @@ def test_view_without_html_writes_beside_the_log(tmp_path: Path) -> None:
     assert arena("match", "blocking", "random", "random", "--log", str(log)).returncode == 0
     out = arena("view", str(log))
     assert out.returncode == 0 and (tmp_path / "m.html").read_text().lower().startswith("<!doctype html>")
+
+
+def test_display_names_for_a_match_and_a_series(tmp_path: Path) -> None:
+    one = arena("match", "blocking", "random", "random", "--name", "v6", "--name", "v7", "--json",
+                "--set", "rows=3", "--set", "cols=3", "--log", str(tmp_path / "m.msgpack"))
+    assert one.returncode == 0 and json.loads(one.stdout)["players"] == ["v6", "v7"]
+    assert "v6" in arena("replay", str(tmp_path / "m.msgpack")).stdout
+    series = arena("match", "blocking", "random", "random", "--name", "v6", "--name", "v7", "--games", "2",
+                   "--quiet", "--out", str(tmp_path / "s"))
+    assert series.returncode == 0 and series.stdout.startswith("Score of v6 vs v7: ")
+    wrong = arena("match", "blocking", "random", "random", "--name", "v6")
+    assert wrong.returncode == 2 and "--name: give one per BOT (2), not 1" in wrong.stderr
