@@ -19,6 +19,7 @@ from typing import Any
 
 from arena.games import UnknownGame
 from arena.logs.matchlog import LogError, MatchLog, read_log
+from arena.outcomes import FAILURES
 from arena.viewer.frames import match_data
 from arena.viewer.page import match_page, page
 
@@ -240,6 +241,38 @@ def _seats_html(standings: dict[str, Any]) -> str:
     return f"<section id='seats'><h2>Seat statistics</h2>{''.join(parts)}</section>"
 
 
+SHOWN_AT_FIRST = 100  # rows before "show all": a long tournament's table stays readable
+
+# Filters the matches table in place: every word typed must occur in a row (bot, setup, reason, id);
+# "failures only" keeps rows whose reason is a failure. Without JavaScript every row shows.
+MATCH_FILTER_JS = """(function () {
+  var box = document.getElementById('match-filter'), rows = [].slice.call(
+    document.querySelectorAll('#match-table tbody tr'));
+  var search = document.getElementById('match-search'), failures = document.getElementById('match-failures');
+  var more = document.getElementById('match-more'), count = document.getElementById('match-count');
+  var all = false;
+  box.hidden = false;
+  function update() {
+    var words = search.value.toLowerCase().split(/\\s+/).filter(Boolean), shown = 0, hits = 0;
+    rows.forEach(function (row) {
+      var text = row.textContent.toLowerCase();
+      var hit = words.every(function (w) { return text.indexOf(w) >= 0; }) &&
+                (!failures.checked || row.dataset.failure === '1');
+      var show = hit && (all || words.length > 0 || failures.checked || hits < FIRST);
+      hits += hit ? 1 : 0;
+      shown += show ? 1 : 0;
+      row.hidden = !show;
+    });
+    count.textContent = 'showing ' + shown + ' of ' + rows.length;
+    more.hidden = all || shown >= hits;
+  }
+  search.addEventListener('input', update);
+  failures.addEventListener('change', update);
+  more.addEventListener('click', function () { all = true; update(); });
+  update();
+})();""".replace("FIRST", str(SHOWN_AT_FIRST))
+
+
 def _matches_html(rows: list[MatchRow]) -> str:
     seats = max((len(r.names) for r in rows), default=0)
     head = "".join(f"<th>seat {i}</th>" for i in range(seats))
@@ -252,11 +285,16 @@ def _matches_html(rows: list[MatchRow]) -> str:
             f"<b>{_esc(row.scores[i] if i < len(row.scores) else '')}</b></td>" for i in range(seats))
         verdict = ("&#x2713;" if row.verdict == "ok" else f"<span title='{_esc(row.verdict)}'>&#x2717; "
                    f"{_esc(row.verdict[:60])}</span>" if row.verdict else "&ndash;")
-        body.append(f"<tr><td>{link}</td><td>{_esc(row.setup)}</td>{seat_cells}<td>{_esc(row.reason)}</td>"
-                    f"<td class='num'>{_esc(row.plies)}</td><td>{verdict}</td></tr>")
-    return (f"<section id='matches'><h2>Matches ({len(rows)})</h2><table><thead><tr><th>match</th><th>setup</th>"
-            f"{head}<th>reason</th><th class='num'>plies</th><th>log verifies</th></tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table></section>")
+        failure = "1" if row.reason in FAILURES else "0"
+        body.append(f"<tr data-failure='{failure}'><td>{link}</td><td>{_esc(row.setup)}</td>{seat_cells}"
+                    f"<td>{_esc(row.reason)}</td><td class='num'>{_esc(row.plies)}</td><td>{verdict}</td></tr>")
+    controls = ("<div id='match-filter' class='meta' hidden><input type='search' id='match-search' "
+                "placeholder='filter: bot, setup, reason, match' aria-label='filter the matches'> "
+                "<label><input type='checkbox' id='match-failures'> failures only</label> "
+                "<span id='match-count'></span> <button type='button' id='match-more'>show all</button></div>")
+    return (f"<section id='matches'><h2>Matches ({len(rows)})</h2>{controls}<table id='match-table'><thead><tr>"
+            f"<th>match</th><th>setup</th>{head}<th>reason</th><th class='num'>plies</th><th>log verifies</th>"
+            f"</tr></thead><tbody>{''.join(body)}</tbody></table><script>{MATCH_FILTER_JS}</script></section>")
 
 
 def _safe_name(match: str) -> str:
