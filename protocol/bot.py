@@ -69,3 +69,40 @@ def options_of(cls: type[Bot]) -> tuple[str, ...]:
                 shown = f"{param.name}={default!r}"
             found.setdefault(param.name, shown)
     return tuple(found.values())
+
+
+def _defaults(cls: type[Bot]) -> dict[str, Any]:
+    """Each keyword option's default, from the most derived constructor that declares it."""
+    found: dict[str, Any] = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        for param in inspect.signature(init).parameters.values():
+            if param.name != "self" and param.default is not param.empty:
+                found.setdefault(param.name, param.default)
+    return found
+
+
+def _kind_of(default: Any) -> tuple[tuple[type, ...], str] | None:
+    """The values an option with this default takes, and their name; None: anything."""
+    if isinstance(default, bool):
+        return (bool,), "true or false"
+    if isinstance(default, int):
+        return (int,), "an integer"
+    if isinstance(default, float):
+        return (int, float), "a number"
+    if isinstance(default, str):
+        return (str,), "a string"
+    return None
+
+
+def build_bot(cls: type[Bot], options: dict[str, Any]) -> Bot:
+    """An instance of cls with options, each of the type of its default; TypeError names a wrong one."""
+    defaults = _defaults(cls)
+    for name, value in options.items():
+        kind = _kind_of(defaults.get(name))
+        if kind is None or (isinstance(value, kind[0]) and not (isinstance(value, bool) and bool not in kind[0])):
+            continue
+        raise TypeError(f"option {name} must be {kind[1]}, not {json.dumps(value)}")
+    return cls(**options)

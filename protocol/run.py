@@ -15,7 +15,7 @@ from typing import Any
 
 import zmq
 
-from protocol.bot import Bot
+from protocol.bot import Bot, build_bot
 from protocol.codec import ProtocolError, decode_from_referee, encode
 from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         options = json.loads(args.options_json) if args.options_json else {}
         options.update(parse_options(args.option))
-        bot = load_bot_class(args.bot)(**options)
+        bot = build_bot(load_bot_class(args.bot), options)
     except (BotLoadError, json.JSONDecodeError, TypeError) as exc:
         print(f"cannot start bot: {exc}", file=sys.stderr)
         return 2

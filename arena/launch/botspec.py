@@ -73,10 +73,11 @@ def parse_options(text: str) -> dict[str, Any]:
 
 def check_options(target: str, text: str, options: dict[str, Any]) -> None:
     """Build a registered (trusted) bot once, so bad options fail here, not in every match."""
+    from protocol.bot import build_bot
     from protocol.run import BotLoadError, load_bot_class
 
     try:
-        load_bot_class(target)(**options)
+        build_bot(load_bot_class(target), options)
     except BotLoadError as exc:
         raise BotSpecError(str(exc)) from None
     except (TypeError, ValueError) as exc:
