@@ -27,7 +27,7 @@ from arena.argtypes import (
     positive_int,
     resolve_setup,
 )
-from arena.cli.series import add_series_arguments
+from arena.cli.series import add_series_arguments, display_names
 from arena.clock import ClockError, ClockSettings
 from arena.games import GameError, State, game_names, get_game
 from arena.launch.botspec import BotKind, BotSpecError, parse_bot_spec
@@ -121,21 +121,6 @@ def play_one(args: argparse.Namespace) -> MatchResult:
         if not args.log and log_path.exists() and log_path.stat().st_size == 0:
             log_path.unlink()  # the name claimed for a log that was never written
         raise
-
-
-def display_names(args: argparse.Namespace) -> list[str]:
-    """The --name of each seat ("" where the bot's own name is used); CliError when they do not fit."""
-    from arena.tournament.config import NAME_PATTERN  # the rule of names in tournaments, too
-
-    names = list(args.name or [])
-    if names and len(names) != len(args.bots):
-        raise CliError(f"--name: give one per BOT ({len(args.bots)}), not {len(names)}")
-    if len(set(names)) != len(names):
-        raise CliError(f"--name: the names must differ, got {names}")
-    for name in names:
-        if not NAME_PATTERN.fullmatch(name):
-            raise CliError(f"--name {name!r}: letters, digits, '.', '_' or '-', at most 80 characters")
-    return names or [""] * len(args.bots)
 
 
 def describe(result: Any) -> str:

@@ -42,6 +42,21 @@ def add_series_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--quiet", action="store_true", help="no progress line")
 
 
+def display_names(args: argparse.Namespace) -> list[str]:
+    """The --name of each seat ("" where the bot's own name is used); CliError when they do not fit."""
+    from arena.tournament.config import NAME_PATTERN  # the rule of names in tournaments, too
+
+    names = list(args.name or [])
+    if names and len(names) != len(args.bots):
+        raise CliError(f"--name: give one per BOT ({len(args.bots)}), not {len(names)}")
+    if len(set(names)) != len(names):
+        raise CliError(f"--name: the names must differ, got {names}")
+    for name in names:
+        if not NAME_PATTERN.fullmatch(name):
+            raise CliError(f"--name {name!r}: letters, digits, '.', '_' or '-', at most 80 characters")
+    return names or [""] * len(args.bots)
+
+
 def series_name(names: list[str]) -> str:
     """A name for the series' directory and reports: `a-vs-b`, cut to the config name's length."""
     text = "-vs-".join(names)
@@ -76,8 +91,6 @@ def series_config(args: argparse.Namespace) -> TournamentConfig:
         raise CliError(str(exc)) from None
     names: list[str] = []
     bots: list[dict[str, Any]] = []
-    from arena.cli.main import display_names
-
     for text, display in zip(args.bots, display_names(args)):
         try:
             spec = parse_bot_spec(text, game.name, display=display)
