@@ -28,6 +28,7 @@ from arena.tournament.config import (
     config_from_data,
     default_concurrency,
 )
+from arena.tournament.formats import plan_for
 from arena.tournament.runner import Coordinator, RunOptions, make_plan
 from arena.tournament.worker import MatchRunner
 
@@ -64,7 +65,7 @@ def run(cfg: TournamentConfig, workers: int) -> tuple[int, float]:
 def play_match_rate(matches: int) -> float:
     """Matches/s of arena.match.play_match (fresh processes, no pool, no launcher), one at a time."""
     cfg = config(2, persistent=False, logs=False)
-    tasks = (cfg.schedule() * matches)[:matches]
+    tasks = (plan_for(cfg).tasks({}) * matches)[:matches]
     game = get_game(cfg.game)
     started = time.perf_counter()
     for task in tasks:
@@ -81,7 +82,7 @@ def profile_runner(games: int, logs: bool) -> str:
         plan = make_plan(cfg, Path(tmp), ship_logs=False)
         (Path(tmp) / "logs").mkdir()
         runner = MatchRunner(plan)
-        tasks = cfg.schedule()
+        tasks = plan_for(cfg).tasks({})
         runner.run(tasks[0])  # start the bots outside the measurement
         profiler = cProfile.Profile()
         started = time.perf_counter()

@@ -12,6 +12,7 @@ from typing import Any
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.errors import TournamentError
+from arena.tournament.formats import first_round_counts, plan_for
 from arena.tournament.report import STANDINGS_MD, terminal, write_reports
 from arena.tournament.runner import Coordinator, RunOptions, load_standings
 from arena.tournament.standings import Standings
@@ -51,6 +52,9 @@ def register(subparsers: Any) -> None:
                    help="append every message between the referee and the bots to FILE (JSON lines)")
     t.add_argument("--report-every", type=positive_int, metavar="N",
                    help="print the standings after every N results (long runs)")
+    t.add_argument("--dry-run", action="store_true",
+                   help="check the configs and print each schedule's summary (matches per bot, total); "
+                        "play nothing, write nothing")
     t.set_defaults(func=cmd_tournament)
 
     s = subparsers.add_parser("standings", help="print (and rewrite) the standings of a tournament directory")
@@ -108,6 +112,10 @@ def _executor(args: argparse.Namespace) -> str:
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Run every config's tournament, one after another."""
     configs = load_configs(args.configs)
+    if args.dry_run:
+        for config in configs:
+            print("\n".join(dry_run(config)))
+        return EXIT_OK
     executor = _executor(args)
     for config in configs:
         if args.out:
@@ -172,6 +180,28 @@ def run_guarded(config: TournamentConfig, options: RunOptions, what: str,
     finally:
         coordinator.close()
     return EXIT_FAILED, coordinator, None
+
+
+def dry_run(config: TournamentConfig) -> list[str]:
+    """What a config would play: its format, bots, matches per bot and the total."""
+    plan = plan_for(config)
+    first, per_bot = first_round_counts(plan, len(config.bots))
+    kind = config.format.kind
+    lines = [(f"{config.name}: {config.game}, {kind}, {len(config.bots)} bots, {config.players} per match, "
+              f"{len(config.setups)} setup(s), {config.games_per_pairing} games per pairing")]
+    if kind == "gauntlet":
+        lines.append("challengers: " + ", ".join(config.bots[i].name for i in config.format.challengers))
+    width = max(len(b.name) for b in config.bots)
+    label = "matches before any result" if plan.dynamic else "matches"
+    lines += [f"  {b.name:<{width}}  {n} {label}" for b, n in zip(config.bots, per_bot)]
+    if kind == "knockout":
+        lines.append(f"{first} matches before any result; in all {plan.total()} matches, plus tie-break pairs "
+                     f"(at most {config.format.tiebreak_pairs} per level tie)")
+    elif kind == "swiss":
+        lines.append(f"{config.format.rounds} rounds; the first: {first} matches; in all {plan.total()} matches")
+    else:
+        lines.append(f"in all {plan.total()} matches")
+    return lines
 
 
 def cmd_standings(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -27,11 +28,12 @@ from arena.launch.process import Limits
 from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
 from arena.setups import SetupFileError, complete_setup, load_setup_file
-from arena.tournament.schedule import MatchTask, build_schedule, derive_seed
+from arena.tournament.schedule import derive_seed
 from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
 
 TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
-            "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt")
+            "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt", "format", "challengers", "rounds",
+            "tiebreak_pairs")
 BOT_KEYS = ("spec", "name", "options", "limits", "dir")
 SETUP_KEYS = ("fixed", "maps", "files", "random")
 CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
@@ -40,8 +42,37 @@ LIMIT_KEYS = ("address_space_mb", "cpu_seconds", "file_size_mb", "open_files", "
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
 
+FORMATS = ("round-robin", "gauntlet", "knockout", "swiss")
+TIEBREAK_PAIRS = 2
+BLOCK = 100_000  # ord numbers of a tie or pairing: round * BLOCK**2 + pairing * BLOCK + game
+TIEBREAK_BASE = BLOCK // 2  # games of the tie-break pairs come after the tie's own games
+
+
 class ConfigError(ValueError):
     """A config that cannot be run; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """The format keys of a config: kind, challengers (bot indices), Swiss rounds, tie-break pairs."""
+
+    kind: str = "round-robin"
+    challengers: tuple[int, ...] = ()
+    rounds: int = 0
+    tiebreak_pairs: int = TIEBREAK_PAIRS
+
+    def to_data(self, names: list[str]) -> dict[str, Any]:
+        """The keys stored with the results ({} for a round-robin, so old fingerprints stay)."""
+        if self.kind == "round-robin":
+            return {}
+        data: dict[str, Any] = {"format": self.kind}
+        if self.kind == "gauntlet":
+            data["challengers"] = [names[i] for i in self.challengers]
+        if self.kind == "swiss":
+            data["rounds"] = self.rounds
+        if self.kind == "knockout":
+            data["tiebreak_pairs"] = self.tiebreak_pairs
+        return data
 
 
 @dataclass(frozen=True)
@@ -90,11 +121,8 @@ class TournamentConfig:
     logs: bool = True
     output: str | None = None
     sprt: SprtSettings | None = None  # two bots only: stop once the SPRT accepts a hypothesis
+    format: FormatSpec = field(default_factory=FormatSpec)
     source: str = ""  # the config file, for messages
-
-    def schedule(self) -> list[MatchTask]:
-        """Every match of the tournament, in order."""
-        return build_schedule(len(self.bots), self.players, len(self.setups), self.games_per_pairing, self.seed)
 
     def to_data(self) -> dict[str, Any]:
         """What defines the results (stored with them, and hashed into the fingerprint)."""
@@ -109,7 +137,8 @@ class TournamentConfig:
             "seed": self.seed,
             "clock": self.clock.to_data(),
             "strikes": {"max_strikes": self.strikes.max_strikes, "reasons": list(self.strikes.reasons)},
-        } | ({"sprt": self.sprt.to_data()} if self.sprt is not None else {})
+        } | ({"sprt": self.sprt.to_data()} if self.sprt is not None else {}) \
+          | self.format.to_data([b.name for b in self.bots])
 
     def fingerprint(self) -> str:
         """A hash of everything that decides which matches are played and how they are scored."""
@@ -138,6 +167,11 @@ def config_changes(stored: Any, current: Any, where: str = "") -> list[str]:
     if isinstance(stored, list) and isinstance(current, list):
         return [f"{where} ({len(stored)} entries, now {len(current)})"]
     return [] if stored == current else [where or "the config"]
+
+
+def default_rounds(bots: int) -> int:
+    """Swiss rounds when the config does not say: enough to single out a winner, log2 of the field."""
+    return max(1, min(bots - 1, math.ceil(math.log2(bots))))
 
 
 def default_concurrency() -> int:
@@ -273,6 +307,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
         logs=check.boolean(data.get("logs", True), "logs"),
         output=check.string(data["output"], "output") if "output" in data else None,
         sprt=_sprt(check, data["sprt"], len(bots)) if "sprt" in data else None,
+        format=_format(check, data, bots, players, games),
         source=source,
     )
 
@@ -427,3 +462,39 @@ def _sprt(check: _Checker, value: Any, bots: int) -> SprtSettings:
         return sprt_settings(table)
     except SprtSettingsError as exc:
         raise check.fail("", str(exc)) from None
+
+
+def _format(check: _Checker, data: Mapping[str, Any], bots: list[BotEntry], players: int, games: int) -> FormatSpec:
+    kind = check.string(data.get("format", "round-robin"), "format")
+    if kind not in FORMATS:
+        raise check.fail("format", f"{kind!r} is not one of {', '.join(FORMATS)}")
+    for key, only in (("challengers", "gauntlet"), ("rounds", "swiss"), ("tiebreak_pairs", "knockout")):
+        if key in data and kind != only:
+            raise check.fail(key, f"is for format = \"{only}\", not {kind!r}")
+    if kind in ("knockout", "swiss") and players != 2:
+        raise check.fail("format", f"{kind} pairs two bots at a time; this game seats {players}")
+    names = [b.name for b in bots]
+    if kind == "gauntlet":
+        wanted = check.array(data.get("challengers", []), "challengers")
+        if not wanted:
+            raise check.fail("challengers", "a gauntlet names at least one challenger (a bot's name)")
+        chosen = []
+        for i, name in enumerate(wanted):
+            if not isinstance(name, str) or name not in names:
+                raise check.fail(f"challengers[{i}]", f"{name!r} is not a bot of this config ({', '.join(names)})")
+            if names.index(name) not in chosen:
+                chosen.append(names.index(name))
+        return FormatSpec(kind, challengers=tuple(sorted(chosen)))
+    if kind == "swiss":
+        if len(bots) < 2:
+            raise check.fail("bots", "a Swiss tournament needs at least two bots")
+        limit = len(bots) - 1
+        rounds = check.integer(data.get("rounds", default_rounds(len(bots))), "rounds", 1, limit)
+        return FormatSpec(kind, rounds=rounds)
+    if kind == "knockout":
+        pairs = check.integer(data.get("tiebreak_pairs", 2), "tiebreak_pairs", 0, 100)
+        setups = data.get("setups", {})
+        if games * max(1, len(setups) if isinstance(setups, list) else 1) >= TIEBREAK_BASE:
+            raise check.fail("games_per_pairing", f"a knockout tie holds fewer than {TIEBREAK_BASE} games")
+        return FormatSpec(kind, tiebreak_pairs=pairs)
+    return FormatSpec()

@@ -94,7 +94,7 @@ SEAT_HEADER = ["seat", "matches", "wins", "shared 1st", "win %", "mean rank", "m
 def summary_line(standings: Standings) -> str:
     """Matches scheduled, finished, played and forfeited."""
     method = next((b.rating.method for b in standings.bots if b.rating), "none")
-    state = "complete" if standings.finished == standings.scheduled else "INCOMPLETE"
+    state = "complete" if standings.complete else "INCOMPLETE"
     return (f"{standings.finished}/{standings.scheduled} matches ({state}; "
             f"{standings.finished - standings.forfeits} played, {standings.forfeits} forfeited); "
             f"ratings: {method}, 95 % interval")
@@ -105,6 +105,8 @@ def markdown(standings: Standings) -> str:
     plural = "s" if standings.players > 1 else ""
     out = [f"# {standings.name}: {standings.game}, {standings.players} player{plural} per match ({standings.mode})", "",
            summary_line(standings), "", *main_table(standings), ""]
+    if standings.format_summary:
+        out += [f"## {standings.format.capitalize()}", "", "```", *format_lines(standings), "```", ""]
     if standings.players == 1:
         out += [("Solo game in the duplicate format: every bot played the same seeds; points compare "
                  "the bots' scores seed by seed."), ""]
@@ -122,9 +124,35 @@ def markdown(standings: Standings) -> str:
     return "\n".join(out)
 
 
+def format_lines(standings: Standings) -> list[str]:
+    """The knockout bracket (round by round) or the Swiss rounds and table; nothing for a round-robin."""
+    summary = standings.format_summary
+    if not summary:
+        return []
+    if summary["format"] == "knockout":
+        out = [f"Knockout: champion {summary['champion'] or '(not decided yet)'}"]
+        for number, ties in enumerate(summary["rounds"], 1):
+            for tie in ties:
+                if tie["b"] is None:
+                    out.append(f"  round {number}: {tie['a']} (bye)")
+                else:
+                    points = "-".join(_num(p) for p in tie["points"])
+                    out.append(f"  round {number}: {tie['a']} vs {tie['b']}  {points} in {tie['games']} games"
+                               + (f"  -> {tie['winner']}" if tie["winner"] else ""))
+        return out
+    out = [f"Swiss: {len(summary['rounds'])} rounds"]
+    for number, rnd in enumerate(summary["rounds"], 1):
+        pairs = ", ".join(f"{a}-{b}" for a, b in rnd["pairings"])
+        out.append(f"  round {number}: {pairs}" + (f"; bye {rnd['bye']}" if rnd["bye"] else ""))
+    rows = [[place, row["name"], _num(row["score"]), _num(row["buchholz"])]
+            for place, row in enumerate(summary["table"], 1)]
+    return out + _table(["#", "bot", "score", "Buchholz"], rows)
+
+
 def terminal(standings: Standings) -> str:
     """What `arena tournament` and `arena standings` print."""
-    out = [f"{standings.name} ({standings.game}): {summary_line(standings)}", *main_table(standings)]
+    out = [f"{standings.name} ({standings.game}): {summary_line(standings)}", *main_table(standings),
+           *format_lines(standings)]
     if standings.seats:
         out += ["seats:", *_table(SEAT_HEADER, seat_table(standings.seats["overall"]))]
     return "\n".join(out)

@@ -24,11 +24,13 @@ from arena.launch.sandbox import Sandbox, announce, resolve_sandbox
 from arena.outcomes import FAILURES
 from arena.tournament.config import TournamentConfig, config_changes, default_concurrency
 from arena.tournament.errors import TournamentError
+from arena.tournament.formats import plan_for
 from arena.tournament.local import LocalExecutor, Outcome
+from arena.tournament.points import comparisons, pair_points
 from arena.tournament.report import terminal, write_reports
 from arena.tournament.schedule import MatchTask
 from arena.tournament.series import SeriesTally
-from arena.tournament.standings import Standings, comparisons, compute, pair_points
+from arena.tournament.standings import Standings, compute
 from arena.tournament.store import (
     STORE_NAME,
     ResultsStore,
@@ -164,9 +166,11 @@ class Coordinator:
         self.options = options
         self.out = options.out
         self.game = get_game(config.game)
-        self.schedule = config.schedule()
-        self.store = open_store(config, self.out, options.resume, len(self.schedule))
-        self.done = self.store.finished()
+        self.plan = plan_for(config)
+        self.store = open_store(config, self.out, options.resume, self.plan.total())
+        self.results = {record.match: record for record in self.store.records("ord")}
+        self.done = set(self.results)
+        self.schedule = self.plan.tasks(self.results)  # knockout, Swiss: grows as rounds are decided
         if config.logs:  # the key that signs this directory's logs (protocol/LOGS.md): made with its store
             from arena.logs.signing import KeyFileError, results_key
             try:
@@ -190,11 +194,11 @@ class Coordinator:
         pending = deque(task for task in self.schedule if task.match not in self.done)
         if self._decided():
             pending = self._pairs_to_finish(pending, {})
-        self.bar = tqdm(total=len(self.schedule), initial=len(self.done), unit="match", dynamic_ncols=True,
+        self.bar = tqdm(total=max(self.plan.total(), len(self.schedule)), initial=len(self.done), unit="match", dynamic_ncols=True,
                         desc=self.config.name, disable=self.options.quiet, leave=True, smoothing=0.05)
         self._postfix()
         try:
-            if pending:
+            if pending or (self.plan.dynamic and not self.plan.finished(self.results) and not self._decided()):
                 if not self.options.quiet:
                     announce(self.config.sandbox)
                 if resolve_sandbox(self.config.sandbox).mode == Sandbox.UID:
@@ -214,7 +218,11 @@ class Coordinator:
         inflight: dict[str, MatchTask] = {}
         attempts: Counter[str] = Counter()
         try:
-            while pending or inflight:
+            while True:
+                if self.plan.dynamic and not self._decided():
+                    self._next_rounds(pending, inflight)
+                if not (pending or inflight):
+                    break
                 if pending and self._decided():
                     pending = self._pairs_to_finish(pending, inflight)
                 while pending and len(inflight) < executor.capacity:
@@ -277,6 +285,7 @@ class Coordinator:
             record.log_data = None
         self.store.add(record)
         self.done.add(record.match)
+        self.results[record.match] = record
         self._count(record)
         for bot in self.book.observe(record):
             self._say(f"{self.config.bots[bot].name} is disqualified after {self.book.strikes[bot]} strikes "
@@ -289,8 +298,21 @@ class Coordinator:
                                 self.config.strikes.max_strikes)
         self.store.add(record)
         self.done.add(record.match)
+        self.results[record.match] = record
         self._count(record)
         self._advance()
+
+    def _next_rounds(self, pending: deque[MatchTask], inflight: dict[str, MatchTask]) -> None:
+        """Queue the matches that the results so far have made known (knockout ties, Swiss rounds)."""
+        known = {t.match for t in self.schedule}
+        new = [t for t in self.plan.tasks(self.results) if t.match not in known]
+        if not new:
+            return
+        self.schedule += new
+        pending.extend(t for t in new if t.match not in self.done and t.match not in inflight)
+        if self.bar is not None and self.bar.total < len(self.schedule):
+            self.bar.total = len(self.schedule)
+            self.bar.refresh()
 
     def _count(self, record: MatchRecord) -> None:
         """Add a stored result to the running figures: failures, points, A against B."""
@@ -324,7 +346,7 @@ class Coordinator:
             self.bar.update(1)
             self._postfix()
         every = self.options.report_every
-        if every and len(self.done) % every == 0 and len(self.done) < len(self.schedule):
+        if every and len(self.done) % every == 0 and not self.plan.finished(self.results):
             self._say(terminal(self.standings()))
 
     def _postfix(self) -> None:

@@ -15,24 +15,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games import ranks_from_scores
 from arena.outcomes import FAILURES
 from arena.tournament.config import StrikeRule
+from arena.tournament.formats import plan_of
+from arena.tournament.points import Entry, comparisons, pair_points
 from arena.tournament.ratings import Rating, bradley_terry, plackett_luce
 from arena.tournament.strikes import StrikeBook, forfeited_seats
 from arena.tournament.worker import MatchRecord
 
 SeatRow = tuple[int, float, bool]  # (rank, score, rank shared) of one seat in one match
-
-
-@dataclass
-class Entry:
-    """One bot in one comparison: its rank there, and whether it forfeited."""
-
-    bot: int
-    rank: int
-    score: float
-    forfeited: bool
 
 
 @dataclass
@@ -97,6 +88,9 @@ class Standings:
     seats: dict[str, Any]
     records: list[MatchRecord]
     setup_labels: list[str]
+    format: str = "round-robin"
+    format_summary: dict[str, Any] | None = None  # the knockout bracket or the Swiss rounds
+    complete: bool = False
 
     @property
     def finished(self) -> int:
@@ -112,40 +106,6 @@ class Standings:
     def mode(self) -> str:
         """solo, two-player or multi-player."""
         return "solo" if self.players == 1 else "two-player" if self.players == 2 else "multi-player"
-
-
-def comparisons(records: list[MatchRecord], players: int) -> list[list[Entry]]:
-    """The ranked groups points come from: each match, or (solo) each duplicate (setup, round)."""
-    if players > 1:
-        groups = []
-        for record in records:
-            out = set(forfeited_seats(record))
-            groups.append([Entry(bot, record.ranks[seat], record.scores[seat], seat in out)
-                           for seat, bot in enumerate(record.bots)])
-        return groups
-    by_seed: dict[tuple[int, int], list[MatchRecord]] = defaultdict(list)
-    for record in records:
-        by_seed[(record.setup, record.round)].append(record)
-    groups = []
-    for key in sorted(by_seed, key=lambda k: min(r.ord for r in by_seed[k])):
-        rows = by_seed[key]
-        played = [r for r in rows if r.played]
-        ranks = iter(ranks_from_scores([r.scores[0] for r in played]))
-        group = [Entry(r.bots[0], next(ranks), r.scores[0], False) for r in played]
-        group += [Entry(r.bots[0], len(played) + 1, r.scores[0], True) for r in rows if not r.played]
-        groups.append(group)
-    return groups
-
-
-def pair_points(a: Entry, b: Entry) -> tuple[float, float]:
-    """The points a and b take from each other (two forfeits: both lose)."""
-    if a.forfeited and b.forfeited:
-        return 0.0, 0.0
-    if a.rank < b.rank:
-        return 1.0, 0.0
-    if a.rank > b.rank:
-        return 0.0, 1.0
-    return 0.5, 0.5
 
 
 def compute(meta: dict[str, Any], records: list[MatchRecord], written_order: list[MatchRecord]) -> Standings:
@@ -198,13 +158,24 @@ def compute(meta: dict[str, Any], records: list[MatchRecord], written_order: lis
         bot.comparisons = sum(c for _, c in cross[bot.index])
     for bot, rating in zip(bots, _ratings(records, players, n), strict=True):
         bot.rating = rating
-    ordered = sorted(bots, key=lambda b: (-b.points, -(b.rating.value if b.rating else 0.0), -b.mean_score, b.index))
+    plan = plan_of(config)
+    results = {record.match: record for record in records}
+    finished = plan.finished(results)
+    decided = plan.order(results)  # knockout and Swiss places come from the format
+    if decided is not None:
+        ordered = [bots[i] for i in decided]
+    else:
+        ordered = sorted(bots, key=lambda b: (-b.points, -(b.rating.value if b.rating else 0.0), -b.mean_score,
+                                              b.index))
     for place, bot in enumerate(ordered, 1):
         bot.place = place
+    scheduled = len(plan.tasks(results)) if finished and plan.dynamic else int(meta["total"])
     return Standings(
-        name=config["name"], game=config["game"], players=players, scheduled=int(meta["total"]),
+        name=config["name"], game=config["game"], players=players, scheduled=scheduled,
         bots=ordered, crosstable=cross, seats=seat_statistics(records, players, config, bots),
         records=records, setup_labels=[s["label"] for s in config["setups"]],
+        format=config.get("format", "round-robin"), format_summary=plan.summary(results, [b.name for b in bots]),
+        complete=finished,
     )
 
 
@@ -273,7 +244,9 @@ def standings_data(standings: Standings) -> dict[str, Any]:
         "mode": standings.mode,
         "matches": {"scheduled": standings.scheduled, "finished": standings.finished,
                     "played": standings.finished - standings.forfeits, "forfeits": standings.forfeits},
-        "complete": standings.finished == standings.scheduled,
+        "complete": standings.complete,
+        "format": standings.format,
+        **({"format_summary": standings.format_summary} if standings.format_summary else {}),
         "points": "pairwise: 1 per seat ranked ahead of, 0.5 per tie"
                   + (" (duplicate format: bots that played the same seed)" if standings.players == 1 else ""),
         "bots": [_bot_data(b, standings.players) for b in standings.bots],

@@ -31,6 +31,7 @@ from arena.logs.replay import verify as resimulate
 from arena.logs.signing import KEY_FILE, KeyFileError, check_signature, results_key
 from arena.outcomes import FORFEIT
 from arena.tournament.config import StrikeRule
+from arena.tournament.formats import plan_of
 from arena.tournament.report import (
     MATCHES_CSV,
     STANDINGS_JSON,
@@ -39,7 +40,7 @@ from arena.tournament.report import (
     matches_header,
     matches_rows,
 )
-from arena.tournament.schedule import MatchTask, build_schedule
+from arena.tournament.schedule import MatchTask
 from arena.tournament.series import unplayed_problems
 from arena.tournament.sprt import SprtSettingsError, sprt_settings
 from arena.tournament.standings import compute, standings_data
@@ -273,9 +274,8 @@ class _Verifier:
             self.problem(f"{path}: the stored config does not match its fingerprint (the config was edited)")
         try:
             game = get_game(config["game"])
-            schedule = build_schedule(len(config["bots"]), int(config["players"]), len(config["setups"]),
-                                      int(config["games_per_pairing"]), int(config["seed"]))
             names = [bot["name"] for bot in config["bots"]]
+            planned = plan_of(config).total()
             if not all(isinstance(s, dict) and isinstance(s.get("setup"), dict) for s in config["setups"]):
                 raise ValueError("a setup without its map")
             StrikeRule(int(config["strikes"]["max_strikes"]), tuple(config["strikes"]["reasons"]))
@@ -287,16 +287,18 @@ class _Verifier:
         if config["game_version"] != game.version:
             self.problem(f"{path}: results of {game.name} version {config['game_version']}, this arena has version "
                          f"{game.version} (its logs will not re-simulate)")
-        if meta.get("total") != len(schedule):
-            self.problem(f"{path}: total {meta.get('total')!r}, but the stored config schedules "
-                         f"{len(schedule)} matches")
+        if meta.get("total") != planned:
+            self.problem(f"{path}: total {meta.get('total')!r}, but the stored config plans "
+                         f"{planned} matches")
         return config
 
     def _check_rows(self, meta: dict[str, Any], config: dict[str, Any], ordered: list[MatchRecord],
                     written: list[MatchRecord]) -> None:
         players, bots, setups = int(config["players"]), config["bots"], config["setups"]
-        tasks = build_schedule(len(bots), players, len(setups), int(config["games_per_pairing"]), int(config["seed"]))
-        schedule = {task.match: task for task in tasks}
+        # Knockout and Swiss rounds follow from the rows themselves: a forged result would pair other
+        # bots next, and the rows of those pairings would then be "not scheduled".
+        plan = plan_of(config)
+        schedule = {task.match: task for task in plan.tasks({r.match: r for r in ordered})}
         self.report.matches = len(ordered)
         counts = Counter(r.match for r in ordered)
         malformed = set()

@@ -9,6 +9,7 @@ import pytest
 
 from arena.launch.botspec import BotKind
 from arena.tournament.config import ConfigError, config_from_data, load_config
+from arena.tournament.formats import plan_for
 from tests.helpers import ROOT, badbot
 from tests.tournament.helpers import cli, write_config
 
@@ -22,7 +23,7 @@ def check(data: dict[str, Any], base: Path | None = None) -> Any:
 @pytest.mark.parametrize(
     ("data", "needle"),
     [
-        ({"rounds": 3}, "unknown key 'rounds'"),
+        ({"roundz": 3}, "unknown key 'roundz'"),
         ({"clock": {"budget": 100}}, "unknown key 'clock.budget'"),
         ({"setups": {"fixed": {"rows": 4, "cols": 4}, "count": 2}}, "unknown key 'setups.count'"),
         ({"strikes": {"max": 1}}, "unknown key 'strikes.max'"),
@@ -79,7 +80,7 @@ def test_a_full_config_is_read(tmp_path: Path) -> None:
     assert all("blocked" in s.setup for s in config.setups)  # completed from the seed
     assert config.clock.budget_ms == 3000 and config.limits.cpu_seconds is None
     assert config.strikes.max_strikes == 2 and config.strikes.reasons == ("crash",)
-    assert len(config.schedule()) == 3 * 5 * 4
+    assert len(plan_for(config).tasks({})) == 3 * 5 * 4
     # The same file gives the same tournament.
     assert load_config(path).fingerprint() == config.fingerprint()
 

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from arena.tournament.config import config_from_data
+from arena.tournament.formats import plan_for
 from arena.tournament.schedule import build_schedule, derive_seed, match_id, seat_counts
 
 
@@ -29,7 +30,7 @@ def test_config_gives_the_same_schedule_and_setups_every_time() -> None:
     data = {"game": "blocking", "bots": ["random", "sequential", "maxblock"], "seed": 5,
             "setups": {"random": {"count": 3}}, "games_per_pairing": 2}
     a, b = config_from_data(data), config_from_data(data)
-    assert a.schedule() == b.schedule()
+    assert plan_for(a).tasks({}) == plan_for(b).tasks({})
     assert [s.setup for s in a.setups] == [s.setup for s in b.setups]
     assert len({str(s.setup) for s in a.setups}) == 3  # three different random boards
     assert a.fingerprint() == b.fingerprint()
@@ -65,7 +66,7 @@ def test_seat_orders_rotate_and_share_the_cycle_seed() -> None:
 def test_solo_games_use_duplicate_seeds() -> None:
     config = config_from_data({"game": "tenten", "bots": ["greedy", "random", {"spec": "greedy", "name": "g2"}],
                                "games_per_pairing": 3, "setups": {"random": {"count": 2}}})
-    tasks = config.schedule()
+    tasks = plan_for(config).tasks({})
     assert len(tasks) == 3 * 2 * 3
     by_seed: dict[int, set[int]] = {}
     for task in tasks:

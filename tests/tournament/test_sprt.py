@@ -30,7 +30,7 @@ from arena.tournament.sprt import (
 )
 
 
-def tri(w: int, l: int, d: int) -> Trinomial:  # noqa: E741 - fastchess's argument order
+def tri(w: int, l: int, d: int) -> Trinomial:
     return Trinomial(wins=w, draws=d, losses=l)
 
 
