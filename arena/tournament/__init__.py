@@ -1,4 +1,4 @@
-"""Timed round-robin tournaments: config, schedule, executors, results store, standings."""
+"""Timed tournaments (round-robin, gauntlet, knockout, Swiss): config, formats, executors, store, standings."""
 
 from arena.tournament.config import (
     ConfigError,

@@ -31,7 +31,7 @@ EXIT_INTERRUPTED = 130
 
 def register(subparsers: Any) -> None:
     """Add the `tournament`, `standings` and `verify` subcommands to the `arena` parser."""
-    t = subparsers.add_parser("tournament", help="run round-robin tournaments from TOML configs",
+    t = subparsers.add_parser("tournament", help="run tournaments (round-robin, gauntlet, knockout, Swiss) from TOML configs",
                               description="Run each CONFIG's tournament in turn; results go to its output "
                                           "directory (results/NAME unless the config or --out says otherwise).")
     t.add_argument("configs", nargs="+", metavar="CONFIG", help="tournament config (TOML)")
