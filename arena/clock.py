@@ -54,15 +54,24 @@ class ClockSettings:
 class SeatClock:
     """The clock of one seat in one match."""
 
-    __slots__ = ("settings", "left_ms")
+    __slots__ = ("_left", "settings")
 
-    def __init__(self, settings: ClockSettings) -> None:
+    def __init__(self, settings: ClockSettings, left_ms: float | None = None) -> None:
         self.settings = settings
-        self.left_ms = float(settings.budget_ms)
+        self._left = float(settings.budget_ms if left_ms is None else left_ms)
+
+    @property
+    def left_ms(self) -> float:
+        """The time the seat has left."""
+        return self._left
+
+    def run_out(self) -> None:
+        """The seat overran its deadline: nothing is left."""
+        self._left = 0.0
 
     def allowance_ms(self) -> int:
         """The time the seat may use for the request about to be sent (its `time_left_ms`)."""
-        allowed = self.left_ms
+        allowed = self._left
         if self.settings.move_cap_ms is not None:
             allowed = min(allowed, self.settings.move_cap_ms)
         return int(allowed)
@@ -73,6 +82,6 @@ class SeatClock:
 
     def charge(self, used_ms: float, is_move: bool) -> None:
         """Charge the time a reply took; an overrun inside the margin leaves zero."""
-        self.left_ms = max(0.0, self.left_ms - used_ms)
+        self._left = max(0.0, self._left - used_ms)
         if is_move:
-            self.left_ms += self.settings.increment_ms
+            self._left += self.settings.increment_ms

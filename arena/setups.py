@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import Game, SetupError
+from protocol.bot import KeyValueError, parse_key_values
 
 
 class SetupFileError(ValueError):
@@ -48,16 +49,10 @@ def load_setup_file(path: str | os.PathLike[str], game: Game) -> dict[str, Any]:
 
 def parse_set_values(pairs: list[str]) -> dict[str, Any]:
     """Parse `--set KEY=VALUE` pairs: values are JSON, or strings when they are not JSON."""
-    setup: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise SetupFileError(f"--set {pair!r}: expected KEY=VALUE")
-        try:
-            setup[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            setup[key.strip()] = raw
-    return setup
+    try:
+        return parse_key_values(pairs)
+    except KeyValueError as exc:
+        raise SetupFileError(f"--set {exc.pair!r}: expected KEY=VALUE") from None
 
 
 def complete_setup(game: Game, partial: Mapping[str, Any], players: int, seed: int) -> dict[str, Any]:

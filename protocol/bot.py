@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import random
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 
@@ -48,6 +49,31 @@ class Bot:
         self, scores: list[float], ranks: list[int], reason: str, offender: int | None
     ) -> None:
         """The match is over (no answer is expected)."""
+
+
+class KeyValueError(ValueError):
+    """A `KEY=VALUE` item without its `=` or its key."""
+
+    def __init__(self, pair: str) -> None:
+        super().__init__(f"{pair!r} is not KEY=VALUE")
+        self.pair = pair
+
+
+def parse_key_values(pairs: Iterable[str]) -> dict[str, Any]:
+    """`KEY=VALUE` items as a map: values are JSON when they parse, else strings; keys are stripped.
+
+    The one reader of bot options (`-o`, `name:k=v,...`), `--set` setup values and `--sprt`.
+    """
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise KeyValueError(pair)
+        try:
+            values[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            values[key.strip()] = raw
+    return values
 
 
 def options_of(cls: type[Bot]) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 1 << 20  # one frame, encoded
@@ -33,3 +34,34 @@ class Reason(StrEnum):
         """True for the reasons that name an offender who failed (not resigned)."""
         return self in (Reason.TIMEOUT, Reason.ILLEGAL, Reason.CRASH, Reason.PROTOCOL)
 
+
+# --- the referee's messages, built in one place (the referee and `arena replay --bot` both send them)
+
+
+def welcome_message() -> dict[str, Any]:
+    """The answer to an accepted hello."""
+    return {"type": "welcome", "protocol": PROTOCOL_VERSION}
+
+
+def init_message(seq: int, match: str, game: str, seat: int, players: int, setup: dict[str, Any],
+                 time_left_ms: int) -> dict[str, Any]:
+    """A match starts: the seat, the setup and the time the seat has left."""
+    return {"type": "init", "seq": seq, "match": match, "game": game, "seat": seat, "players": players,
+            "setup": setup, "time_left_ms": time_left_ms}
+
+
+def turn_message(seq: int, match: str, events: list[list[Any]], time_left_ms: int) -> dict[str, Any]:
+    """The seat is to move: what happened since its last turn, and its time left."""
+    return {"type": "turn", "seq": seq, "match": match, "events": events, "time_left_ms": time_left_ms}
+
+
+def end_message(seq: int, match: str, scores: list[float], ranks: list[int], reason: str,
+                offender: int | None, events: list[list[Any]]) -> dict[str, Any]:
+    """The match is over: scores, ranks, why, and the events the seat had not seen."""
+    return {"type": "end", "seq": seq, "match": match, "scores": scores, "ranks": ranks, "reason": reason,
+            "offender": offender, "events": events}
+
+
+def bye_message() -> dict[str, Any]:
+    """The bot may exit."""
+    return {"type": "bye"}

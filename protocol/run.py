@@ -15,7 +15,7 @@ from typing import Any
 
 import zmq
 
-from protocol.bot import Bot, build_bot
+from protocol.bot import Bot, KeyValueError, build_bot, parse_key_values
 from protocol.codec import ProtocolError, decode_from_referee, encode
 from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
@@ -100,16 +100,10 @@ def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
     """Turn ["k=v", ...] into a map; values are JSON when they parse, else strings."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise BotLoadError(f"option {pair!r} is not KEY=VALUE")
-        try:
-            options[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[key] = raw
-    return options
+    try:
+        return parse_key_values(pairs)
+    except KeyValueError as exc:
+        raise BotLoadError(f"option {exc.pair!r} is not KEY=VALUE") from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.launch.plugins import bots_for, registered_bots
+from protocol.bot import KeyValueError, parse_key_values
 
 
 class BotSpecError(ValueError):
@@ -59,16 +60,10 @@ def _python_argv(target: str, options: dict[str, Any]) -> tuple[str, ...]:
 
 def parse_options(text: str) -> dict[str, Any]:
     """Parse `k=v,k=v` (values JSON when they parse, else strings)."""
-    options: dict[str, Any] = {}
-    for pair in filter(None, text.split(",")):
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise BotSpecError(f"bot option {pair!r} is not KEY=VALUE")
-        try:
-            options[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[key.strip()] = raw
-    return options
+    try:
+        return parse_key_values(filter(None, text.split(",")))
+    except KeyValueError as exc:
+        raise BotSpecError(f"bot option {exc.pair!r} is not KEY=VALUE") from None
 
 
 def check_options(target: str, text: str, options: dict[str, Any]) -> None:

@@ -120,6 +120,15 @@ class OutputTail:
         body = self.data.decode("utf-8", errors="replace")
         return f"[{self.dropped} earlier bytes dropped]\n{body}" if self.dropped else body
 
+    def size(self) -> int:
+        """Every byte written so far, kept or dropped."""
+        return len(self.data) + self.dropped
+
+    def since(self, mark: int) -> str:
+        """What was written after the first mark bytes (only the kept tail of it)."""
+        new = self.size() - mark
+        return bytes(self.data[-new:]).decode("utf-8", errors="replace") if new > 0 else ""
+
 
 def bot_environment(workdir: str, endpoint: str, token: str) -> dict[str, str]:
     """The minimal environment of a bot process."""
@@ -303,6 +312,18 @@ class BotProcess:
     def pid(self) -> int:
         """The process id (0 before start)."""
         return self.proc.pid if self.proc else 0
+
+    def output_size(self) -> int:
+        """Bytes of output the process has written so far (drained ones)."""
+        return self.output.size()
+
+    def output_since(self, mark: int) -> str:
+        """The output written after mark bytes (bounded by the kept tail)."""
+        return self.output.since(mark)
+
+    def output_text(self) -> str:
+        """All kept output, with a note when earlier bytes were dropped ("" when there is none)."""
+        return self.output.text() if self.output.data else ""
 
     def drain_output(self) -> bool:
         """Read whatever output is available; False once the pipe is closed."""

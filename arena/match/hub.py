@@ -8,15 +8,15 @@ import os
 import secrets
 import shutil
 import tempfile
-from collections import deque
 from typing import Any
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from arena.match.trace import TraceTap, quote_bytes
+from arena.match.transport import Inbox, SeatState
 from protocol.codec import ProtocolError, decode_from_bot, encode
-from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
+from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +36,10 @@ class Peer:
 
     def __init__(self, context: zmq.Context, endpoint: str, token: str) -> None:
         self.token = token
-        self.routing_id: bytes | None = None
+        self._routing_id: bytes | None = None  # the admitted connection, once its hello presented the token
         self.name = ""
-        self.inbox: deque[dict[str, Any]] = deque()
-        self.violation = ""  # the first protocol violation seen from this peer
-        self.disconnected = False
+        self._inbox = Inbox()
+        self._disconnected = False
         self.received = 0  # frames received from the admitted connection
         self.ignored = 0  # frames from connections that hold no seat
         self.tap: TraceTap | None = None  # the --trace of the match this peer now plays
@@ -56,9 +55,27 @@ class Peer:
         self.monitor = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED)
 
     @property
+    def state(self) -> SeatState:
+        """WAITING until the token's hello, then CONNECTED until a violation or a disconnect."""
+        if self._disconnected:
+            return SeatState.DISCONNECTED
+        if self._inbox.violation:
+            return SeatState.VIOLATED
+        return SeatState.WAITING if self._routing_id is None else SeatState.CONNECTED
+
+    @property
     def connected(self) -> bool:
-        """True once the peer presented its token and has not disconnected."""
-        return self.routing_id is not None and not self.disconnected
+        """True while the link is up: the token was presented and the connection has not dropped."""
+        return self.state in (SeatState.CONNECTED, SeatState.VIOLATED)
+
+    @property
+    def violation(self) -> str:
+        """The first protocol violation seen from this peer ("" while none)."""
+        return self._inbox.violation
+
+    def take(self) -> dict[str, Any] | None:
+        """The oldest message not taken yet, or None."""
+        return self._inbox.take()
 
     def watch(self) -> list[tuple[Any, str]]:
         """What the referee's poller watches for this peer: frames and disconnect notices."""
@@ -66,12 +83,12 @@ class Peer:
 
     def send(self, message: dict[str, Any]) -> bool:
         """Send without blocking; False when the peer is gone or not reading."""
-        if self.routing_id is None:
+        if self._routing_id is None:
             return False
         if self.tap is not None:
             self.tap.sent(message)
         try:
-            self.sock.send_multipart([self.routing_id, encode(message)], _NOBLOCK)
+            self.sock.send_multipart([self._routing_id, encode(message)], _NOBLOCK)
         except zmq.ZMQError as exc:
             log.debug("send to %s failed: %s", self.name, exc)
             return False
@@ -86,38 +103,39 @@ class Peer:
         """Take the socket's disconnect notices."""
         while self.monitor.poll(0):
             recv_monitor_message(self.monitor)
-            if self.routing_id is not None:
-                self.disconnected = True
+            if self._routing_id is not None:
+                self._disconnected = True
 
     def pump_frames(self) -> None:
         """Receive every frame waiting on the socket and route it."""
         sock = self.sock
         while sock.getsockopt(_EVENTS) & _POLLIN:
             frames = sock.recv_multipart(_NOBLOCK)
-            if self.routing_id is None:
+            if self._routing_id is None:
                 self._admit(frames)
                 continue
-            if frames[0] != self.routing_id:
+            if frames[0] != self._routing_id:
                 self.ignored += 1  # a second connection: it never speaks for the seat
                 continue
             self.received += 1
-            if self.violation:
+            inbox = self._inbox
+            if inbox.violation:
                 continue
             if len(frames) != 2:
-                self.violation = f"message of {len(frames) - 1} frames (one frame per message)"
+                inbox.violation = f"message of {len(frames) - 1} frames (one frame per message)"
                 if self.tap is not None:
-                    self.tap.garbage(b"".join(frames[1:]), self.violation)
+                    self.tap.garbage(b"".join(frames[1:]), inbox.violation)
                 continue
             try:
                 _, message = decode_from_bot(frames[1])
             except ProtocolError as exc:
-                self.violation = f"{exc}; the frame was {quote_bytes(frames[1])}"
+                inbox.violation = f"{exc}; the frame was {quote_bytes(frames[1])}"
                 if self.tap is not None:
                     self.tap.garbage(frames[1], str(exc))
                 continue
             if self.tap is not None:
                 self.tap.received(message)
-            self.inbox.append(message)
+            inbox.messages.append(message)
 
     def _admit(self, frames: list[bytes]) -> None:
         """Bind the connection whose hello presents the token; ignore anything else."""
@@ -132,11 +150,11 @@ class Peer:
                 or not hmac.compare_digest(self.token.encode(), message["token"].encode())):
             self.ignored += 1
             return
-        self.routing_id = frames[0]
+        self._routing_id = frames[0]
         self.name = str(message.get("name", ""))[:100]
         if self.tap is not None:
             self.tap.received(message)
-        self.send({"type": "welcome", "protocol": PROTOCOL_VERSION})
+        self.send(welcome_message())
 
     def close(self) -> None:
         """Close the socket and its monitor."""

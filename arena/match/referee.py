@@ -20,10 +20,10 @@ from arena.clock import ClockMode, ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_with_last
 from arena.launch.process import BotProcess
 from arena.logs.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog, position_fingerprint
-from arena.match.hub import Peer
 from arena.match.stdio import StdioPeer
 from arena.match.trace import Tracer, TraceTap
-from protocol.messages import Reason
+from arena.match.transport import SeatState, Transport
+from protocol.messages import Reason, end_message, init_message, turn_message
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ class Player:
     """A bot connected to the hub; a pool keeps it across matches."""
 
     name: str
-    peer: Peer | StdioPeer
+    peer: Transport
     process: BotProcess | None = None
     seq: int = 0
     spec_text: str = ""
@@ -48,6 +48,24 @@ class Player:
         """The seq of the next request on this connection."""
         self.seq += 1
         return self.seq
+
+    def output_mark(self) -> int:
+        """How many bytes of output the bot's process has written so far."""
+        return 0 if self.process is None else self.process.output_size()
+
+    def output_since(self, mark: int) -> str:
+        """What the process wrote after mark (bounded by the kept tail); a launch failure's text."""
+        if self.process is None:
+            return self.launch_error
+        self.process.drain_output()
+        return self.process.output_since(mark)
+
+    def healthy(self) -> bool:
+        """True when the process runs and its connection is intact and clean (it may play on)."""
+        if self.launch_error or self.process is None or not self.process.alive:
+            return False
+        self.peer.pump()
+        return self.peer.state is SeatState.CONNECTED
 
 
 @dataclass
@@ -256,11 +274,8 @@ class Referee:
         n = len(self.players)
         for seat, player in enumerate(self.players):
             seq = player.next_seq()
-            message = {
-                "type": "init", "seq": seq, "match": self.match_id, "game": self.game.name,
-                "seat": seat, "players": n, "setup": self.setup,
-                "time_left_ms": self.clocks[seat].allowance_ms(),
-            }
+            message = init_message(seq, self.match_id, self.game.name, seat, n, self.setup,
+                                   self.clocks[seat].allowance_ms())
             waiting[seat] = self._start_wait(seat, "ready", seq)
             player.peer.send(message)
         replies, failure = self._collect(waiting)
@@ -274,10 +289,7 @@ class Referee:
         player = self.players[seat]
         seq = player.next_seq()
         clock = self.clocks[seat]
-        message = {
-            "type": "turn", "seq": seq, "match": self.match_id, "events": self.events[seat],
-            "time_left_ms": clock.allowance_ms(),
-        }
+        message = turn_message(seq, self.match_id, self.events[seat], clock.allowance_ms())
         waiting = self._start_wait(seat, "move", seq)
         player.peer.send(message)
         self.events[seat] = []
@@ -343,7 +355,7 @@ class Referee:
             if late is not None:
                 seat, w = late
                 self.time_used[seat] += self._used_ms(seat, w, now)
-                self.clocks[seat].left_ms = 0.0
+                self.clocks[seat].run_out()
                 return replies, Failure(
                     seat, Reason.TIMEOUT,
                     f"no {w.kind} within {w.allowance_ms} ms + {self.seat_settings[seat].margin_ms} ms margin"
@@ -383,7 +395,7 @@ class Referee:
         for seat, player in enumerate(self.players):
             if seat in self._dead:
                 return self._death(seat, waiting, replies, now)
-            if player.peer.disconnected:
+            if player.peer.state is SeatState.DISCONNECTED:
                 return self._disconnect(seat, waiting, replies, now)
         return None
 
@@ -413,8 +425,7 @@ class Referee:
     ) -> Failure | None:
         """Take a seat's frames: the awaited reply is kept, anything else dropped and counted."""
         peer = self.players[seat].peer
-        while peer.inbox:
-            message = peer.inbox.popleft()
+        while (message := peer.take()) is not None:
             w = waiting.get(seat)
             if w is not None and message.get("seq") == w.seq:
                 if message["type"] == "resign" and w.kind == "move":
@@ -493,8 +504,5 @@ class Referee:
         for seat, player in enumerate(self.players):
             if failure is not None and failure.seat == seat and failure.reason not in (Reason.ILLEGAL, Reason.RESIGNED):
                 continue  # a crashed, hung or hostile bot gets no more messages
-            player.peer.send({
-                "type": "end", "seq": player.next_seq(), "match": self.match_id,
-                "scores": result.scores, "ranks": result.ranks, "reason": result.reason,
-                "offender": result.offender, "events": self.events[seat],
-            })
+            player.peer.send(end_message(player.next_seq(), self.match_id, result.scores, result.ranks,
+                                         result.reason, result.offender, self.events[seat]))

@@ -22,7 +22,9 @@ from arena.match.hub import Hub, Peer
 from arena.match.referee import MatchResult, Player, Referee
 from arena.match.stdio import StdioPeer
 from arena.match.trace import Tracer
+from arena.match.transport import Transport
 from arena.outcomes import REPLACE_REASONS
+from protocol.messages import bye_message
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +65,7 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
                           None, spec_text=spec.text, launch_error=str(exc))
     if spec.kind in (BotKind.STDIO, BotKind.PASCAL):
         process = BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox, supervisor=supervisor)
-        link: Peer | StdioPeer = StdioPeer(process)
+        link: Transport = StdioPeer(process)
     else:
         peer = hub.expect()
         process = BotProcess(spec, peer.endpoint, peer.token, limits, sandbox=sandbox, supervisor=supervisor)
@@ -85,7 +87,7 @@ def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> N
     """Say bye to every bot, give them grace_s to exit, then kill every process group."""
     for player in players:
         if player.peer.connected:
-            player.peer.send({"type": "bye"})
+            player.peer.send(bye_message())
     deadline = time.monotonic() + grace_s
     for player in players:
         if player.process is not None:
@@ -96,6 +98,26 @@ def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> N
             player.process.kill()
         if isinstance(player.peer, Peer):
             hub.forget(player.peer)
+
+
+def referee_match(referee: Referee) -> tuple[MatchResult, list[bool]]:
+    """Run the referee; kill a hung or hostile offender at once. Returns the result and which bots may play on."""
+    result = referee.run()
+    keep = [True] * len(referee.players)
+    if result.offender is not None and result.reason in REPLACE_REASONS:
+        keep[result.offender] = False
+        failed = referee.players[result.offender].process
+        if failed is not None:
+            failed.kill()  # a hung or hostile bot gets no grace
+    return result, keep
+
+
+def log_outputs(writer: LogWriter | NullLog, players: list[Player], marks: list[int]) -> None:
+    """Log what each seat's process wrote after its mark (a launch failure's text for a seat that never ran)."""
+    for seat, player in enumerate(players):
+        text = player.output_since(marks[seat])
+        if text:
+            writer.write({"kind": "output", "seat": seat, "text": text})
 
 
 def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None = None) -> MatchResult:
@@ -119,16 +141,10 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
         tracer = Tracer(plan.trace_path) if plan.trace_path else None
         referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
                           plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply, tracer=tracer)
-        result = referee.run()
-        if result.offender is not None and result.reason in REPLACE_REASONS:
-            failed = players[result.offender].process
-            if failed is not None:
-                failed.kill()  # a hung or hostile bot gets no grace
+        result, _ = referee_match(referee)
     finally:
         shutdown(hub, players, BYE_GRACE_S)
-        for seat, player in enumerate(players):
-            if player.process is not None and player.process.output.data:
-                writer.write({"kind": "output", "seat": seat, "text": player.process.output.text()})
+        log_outputs(writer, players, [0] * len(players))  # after the bye: a bot's last words are kept
         writer.close()
         hub.close()
         if tracer is not None:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import logging
 import os
-from collections import deque
 from typing import Any
 
 from arena.launch.process import BotProcess
 from arena.match.trace import QUOTE_LIMIT, TraceTap, quote_bytes
+from arena.match.transport import Inbox, SeatState
 from protocol.codec import ProtocolError, check_message, decode_json_line, encode_json_line
 from protocol.messages import BOT_TYPES, MAX_MESSAGE_BYTES
 
@@ -23,27 +23,43 @@ _READ_CHUNK = 65536
 
 
 class StdioPeer:
-    """One stdio bot's pipes, with the interface of arena.hub.Peer."""
+    """One stdio bot's pipes, a Transport (arena/match/transport.py) like the ZeroMQ Peer."""
 
     endpoint = "stdio"
     token = ""
 
     def __init__(self, process: BotProcess) -> None:
         self.process = process
-        self.routing_id: bytes | None = b"stdio"
         self.name = process.spec.name
-        self.inbox: deque[dict[str, Any]] = deque()
-        self.violation = ""
+        self._inbox = Inbox()
         self.tap: TraceTap | None = None  # the --trace of the match this peer now plays
-        self.disconnected = False
+        self._disconnected = False
         self.received = 0
         self.ignored = 0
         self._partial = bytearray()
 
     @property
+    def state(self) -> SeatState:
+        """CONNECTED from the start (the pipes are the bot's alone) until a violation or a closed stdout."""
+        if self._disconnected or self.process.stdout_fd < 0:
+            return SeatState.DISCONNECTED
+        if self._inbox.violation:
+            return SeatState.VIOLATED
+        return SeatState.CONNECTED
+
+    @property
     def connected(self) -> bool:
         """True while the bot's stdout is open."""
-        return not self.disconnected and self.process.stdout_fd >= 0
+        return self.state in (SeatState.CONNECTED, SeatState.VIOLATED)
+
+    @property
+    def violation(self) -> str:
+        """The first protocol violation seen on the pipe ("" while none)."""
+        return self._inbox.violation
+
+    def take(self) -> dict[str, Any] | None:
+        """The oldest message not taken yet, or None."""
+        return self._inbox.take()
 
     def watch(self) -> list[tuple[Any, str]]:
         """What the referee's poller watches for this peer."""
@@ -78,7 +94,7 @@ class StdioPeer:
             except OSError:
                 chunk = b""
             if not chunk:
-                self.disconnected = True
+                self._disconnected = True
                 return
             self._take(chunk)
 
@@ -91,14 +107,15 @@ class StdioPeer:
 
     def _take(self, chunk: bytes) -> None:
         self._partial += chunk
-        while not self.violation:
+        inbox = self._inbox
+        while not inbox.violation:
             end = self._partial.find(b"\n")
             if end < 0:
                 if len(self._partial) > MAX_MESSAGE_BYTES:  # an endless line is cut at the limit
-                    self.violation = (f"line longer than {MAX_MESSAGE_BYTES} bytes; it began "
-                                      f"{quote_bytes(bytes(self._partial[:QUOTE_LIMIT + 1]))}")
+                    inbox.violation = (f"line longer than {MAX_MESSAGE_BYTES} bytes; it began "
+                                       f"{quote_bytes(bytes(self._partial[:QUOTE_LIMIT + 1]))}")
                     if self.tap is not None:
-                        self.tap.garbage(bytes(self._partial), self.violation)
+                        self.tap.garbage(bytes(self._partial), inbox.violation)
                     self._partial.clear()
                 return
             line = bytes(self._partial[:end])
@@ -110,13 +127,13 @@ class StdioPeer:
                 message = decode_json_line(line)
                 check_message(message, BOT_TYPES)
             except ProtocolError as exc:
-                self.violation = f"stdio: {exc}; the line was {quote_bytes(line)}"
+                inbox.violation = f"stdio: {exc}; the line was {quote_bytes(line)}"
                 if self.tap is not None:
                     self.tap.garbage(line, str(exc))
                 return
             if self.tap is not None:
                 self.tap.received(message)
-            self.inbox.append(message)
+            inbox.messages.append(message)
 
     def close(self) -> None:
         """Nothing to close: the process owns the pipes."""

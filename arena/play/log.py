@@ -23,7 +23,7 @@ from typing import Any
 
 from arena.clock import ClockError, ClockSettings
 from arena.logs.matchlog import LogError, LogWriter, NullLog, read_log
-from arena.logs.replay import Verdict, verify
+from arena.logs.replay import Verdict, header_clocks, verify
 
 log = logging.getLogger(__name__)
 
@@ -49,14 +49,6 @@ class StandingPly:
     move: dict[str, Any]
     events: list[dict[str, Any]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)
-
-
-def seat_settings(header: dict[str, Any]) -> list[ClockSettings]:
-    """The clock settings of every seat, as a referee header states them."""
-    players = int(header["players"])
-    per_seat = header.get("seat_clocks")
-    raw = per_seat if isinstance(per_seat, list) and len(per_seat) == players else [header["clock"]] * players
-    return [ClockSettings(**data) for data in raw]
 
 
 class GameRecord:
@@ -136,7 +128,7 @@ class GameRecord:
         """The standing move records with recomputed clocks, and the clocks after the last."""
         if self.header is None:
             return [], []
-        settings = seat_settings(self.header)
+        settings = header_clocks(self.header)
         left = [float(s.budget_ms) for s in settings]
         for record in self.opening:
             if record["kind"] == "ready":
@@ -154,7 +146,7 @@ class GameRecord:
             raise LogError("no segment recorded yet")
         left = self.clocks()
         return [ClockSettings(**{**s.to_data(), "budget_ms": max(1, round(t))})
-                for s, t in zip(seat_settings(self.header), left)]
+                for s, t in zip(header_clocks(self.header), left)]
 
     def records(self) -> list[dict[str, Any]]:
         """The stitched log's records in order (without the writer's closing `end`)."""

@@ -164,8 +164,8 @@ class PlaySession:
         finally:
             if self.link is not None:
                 self.link.close()
-            outputs = {seat: p.process.output.text() for seat, p in enumerate(self.players)
-                       if p.process is not None and p.process.output.data}
+            outputs = {seat: p.process.output_text() for seat, p in enumerate(self.players)
+                       if p.process is not None and p.process.output_text()}
             shutdown(hub, self.players)
             hub.close()
             if self.tracer is not None:

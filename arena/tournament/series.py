@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from arena.setups import SetupFileError, parse_set_values
 from arena.tournament.sprt import (
     Pentanomial,
     SprtSettings,
@@ -26,13 +25,14 @@ from arena.tournament.sprt import (
     to_json,
 )
 from arena.tournament.worker import MatchRecord
+from protocol.bot import KeyValueError, parse_key_values
 
 
 def parse_sprt(text: str) -> SprtSettings:
     """Settings from the command line's `elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]`."""
     try:
-        table = parse_set_values([part for part in text.split(",") if part.strip()])
-    except SetupFileError:
+        table = parse_key_values(part for part in text.split(",") if part.strip())
+    except KeyValueError:
         raise SprtSettingsError(f"--sprt {text!r}: expected KEY=VALUE pairs separated by commas, "
                                 "e.g. elo0=0,elo1=5") from None
     return sprt_settings(table, "--sprt")

@@ -32,9 +32,8 @@ from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
 from arena.match.hub import Hub, Peer
 from arena.match.referee import MatchResult, Player, Referee
-from arena.match.run import launch_player, shutdown
+from arena.match.run import launch_player, log_outputs, referee_match, shutdown
 from arena.match.trace import Tracer
-from arena.outcomes import REPLACE_REASONS
 from arena.tournament.config import BotEntry
 from arena.tournament.schedule import MatchTask
 
@@ -137,7 +136,7 @@ class BotPool:
             if owner != bot:
                 continue
             del self.idle[key]
-            if healthy(player):
+            if player.healthy():
                 return player
             self._discard(player)
         return self._launch(bot)
@@ -146,7 +145,7 @@ class BotPool:
         """Take players back after a match as (bot, player, keep); the rest are stopped."""
         ending: list[Player] = []
         for bot, player, keep in returned:
-            if not (keep and healthy(player)):
+            if not (keep and player.healthy()):
                 self._discard(player)
             elif self.plan.persistent:
                 self.idle[id(player)] = (bot, player)
@@ -184,14 +183,6 @@ class BotPool:
             self.hub.forget(player.peer)
 
 
-def healthy(player: Player) -> bool:
-    """True when a player's process runs and its connection is intact and clean."""
-    if player.launch_error or player.process is None or not player.process.alive:
-        return False
-    player.peer.pump()
-    return not player.peer.disconnected and not player.peer.violation
-
-
 class MatchRunner:
     """Plays scheduled matches of one tournament with a pool of bots."""
 
@@ -214,24 +205,15 @@ class MatchRunner:
         except BaseException:  # the machine refused a process: nobody's result, nobody's strike
             self.pool.release([(task.bots[seat], player, True) for seat, player in enumerate(players)])
             raise
-        marks = [_output_mark(p) for p in players]
+        marks = [p.output_mark() for p in players]
         relative = f"logs/{task.match}{LOG_SUFFIX}" if self.plan.log_dir else ""
         path, writer = self._open_log(task)
         keep = [False] * len(players)  # an exception mid-match leaves every bot suspect
         try:
             referee = Referee(players, self.game, self.plan.setups[task.setup], task.seed,
                               self.plan.clock, task.match, writer, tracer=self.tracer)
-            result = referee.run()
-            keep = [True] * len(players)
-            if result.offender is not None and result.reason in REPLACE_REASONS:
-                keep[result.offender] = False
-                offender = players[result.offender].process
-                if offender is not None:
-                    offender.kill()  # a hung or hostile bot gets no grace
-            for seat, player in enumerate(players):
-                text = _output_since(player, marks[seat])
-                if text:
-                    writer.write({"kind": "output", "seat": seat, "text": text})
+            result, keep = referee_match(referee)
+            log_outputs(writer, players, marks)
         finally:
             writer.close()
             self.pool.release([(task.bots[seat], player, keep[seat]) for seat, player in enumerate(players)])
@@ -258,21 +240,3 @@ class MatchRunner:
         self.hub.close()
         if self.tracer is not None:
             self.tracer.close()
-
-
-def _output_mark(player: Player) -> int:
-    """How many output bytes the player's process has produced so far."""
-    process = player.process
-    return 0 if process is None else len(process.output.data) + process.output.dropped
-
-
-def _output_since(player: Player, mark: int) -> str:
-    """The output the process produced since mark (bounded by the kept tail)."""
-    process = player.process
-    if process is None:
-        return player.launch_error
-    process.drain_output()
-    new = len(process.output.data) + process.output.dropped - mark
-    if new <= 0:
-        return ""
-    return bytes(process.output.data[-new:]).decode("utf-8", errors="replace")

@@ -22,6 +22,7 @@ from arena.logs.matchlog import MatchLog
 from arena.logs.replay import header_clocks
 from arena.match.hub import Hub
 from arena.match.run import launch_player, shutdown
+from protocol.messages import init_message, turn_message
 
 SLACK_MS = 1000  # extra wait past time left + margin: a re-run need not be as fast as the match
 
@@ -62,19 +63,17 @@ def seat_requests(log: MatchLog, seat: int) -> list[Request]:
         seat_settings = header_clocks(header)
     except (ClockError, TypeError, ValueError) as exc:
         raise RerunError(f"clock settings of the log do not validate: {exc}") from None
-    clock = SeatClock(seat_settings[seat])  # allowance_ms() turns a logged clock into the time_left_ms sent
     left = [float(s.budget_ms) for s in seat_settings]
     events: list[list[Any]] = []
-    init = {"type": "init", "match": header["match"], "game": header["game"], "seat": seat,
-            "players": players, "setup": header["setup"], "time_left_ms": clock.allowance_ms()}
+    # SeatClock.allowance_ms() turns a logged clock into the time_left_ms the referee sent; seq comes in ask().
+    init = init_message(0, header["match"], header["game"], seat, players, header["setup"],
+                        SeatClock(seat_settings[seat]).allowance_ms())
     requests = [Request(init, 0)]
 
     def turn(ply: int, answer: Any, illegal: bool = False) -> None:
         nonlocal events
-        clock.left_ms = left[seat]
-        message = {"type": "turn", "match": header["match"], "events": events,
-                   "time_left_ms": clock.allowance_ms()}
-        requests.append(Request(message, ply, answer, illegal))
+        allowance = SeatClock(seat_settings[seat], left[seat]).allowance_ms()
+        requests.append(Request(turn_message(0, header["match"], events, allowance), ply, answer, illegal))
         events = []
 
     for record in log.records:
@@ -134,8 +133,7 @@ class _Session:
         self.peer.send({**message, "seq": seq})
         deadline = time.monotonic() + wait_ms / 1000
         while True:
-            while self.peer.inbox:
-                answer = self.peer.inbox.popleft()
+            while (answer := self.peer.take()) is not None:
                 if answer.get("seq") == seq:  # anything else is a stale answer: dropped
                     if answer.get("type") != reply:
                         return None, f"answered with {answer.get('type')!r}, expected {reply!r}"
@@ -193,4 +191,4 @@ def rerun(log: MatchLog, seat: int, spec: BotSpec, progress: Callable[[str], Non
 
 def _report(session: _Session, ok: bool, message: str, ply: int | None, compared: int) -> RerunReport:
     session.process.drain_output()
-    return RerunReport(ok, message, ply, compared, session.process.output.text())
+    return RerunReport(ok, message, ply, compared, session.process.output_text())

@@ -321,3 +321,22 @@ def test_timeout_and_init_contradictions_fail(tmp_path: Path) -> None:
     del next(r for r in body if r["kind"] == "result")["time_used_ms"]
     verdict = verify(parse_log(reencoded(body)))
     assert not verdict.ok and "no time_used_ms" in verdict.message
+
+
+@pytest.mark.parametrize(("game", "setup"), [("blocking", {"rows": 5, "cols": 5}), ("tenten", {"size": 6})])
+def test_the_rebuilt_requests_equal_the_messages_the_referee_sent(tmp_path: Path, game: str, setup: dict) -> None:
+    """One set of message builders: `arena replay --bot` sends every seat exactly what the referee sent."""
+    log, trace = tmp_path / "m.msgpack", tmp_path / "trace.jsonl"
+    bots = ["random", "random"] if game == "blocking" else ["greedy"]
+    out = subprocess.run([sys.executable, "-m", "arena.cli", "match", game, *bots, "--seed", "4", "--log", str(log),
+                          "--trace", str(trace), *[f"--set={k}={v}" for k, v in setup.items()]],
+                         capture_output=True, text=True, check=False, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    for seat in range(len(bots)):
+        sent = [line["message"] for line in lines if line["seat"] == seat and line["dir"] == "to"
+                and line["message"]["type"] in ("init", "turn")]
+        rebuilt = [request.message for request in seat_requests(read_log(log), seat)]
+        assert [{k: v for k, v in m.items() if k != "seq"} for m in sent] == \
+               [{k: v for k, v in m.items() if k != "seq"} for m in rebuilt]
+        assert len(sent) >= 2

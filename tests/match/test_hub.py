@@ -13,13 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.match.hub import Hub, Peer
+from arena.match.transport import Inbox
 from protocol.codec import encode
 
 FUZZ_FRAMES = 2000  # inputs per hypothesis run below (documented in README.md's Isolation section)
 
 
 @pytest.fixture(scope="module")
-def link():  # noqa: ANN201 - yields (hub, peer, dealer socket)
+def link():
     hub = Hub()
     peer = hub.expect("secret-token")
     dealer = zmq.Context.instance().socket(zmq.DEALER)
@@ -32,7 +33,7 @@ def link():  # noqa: ANN201 - yields (hub, peer, dealer socket)
     hub.close()
 
 
-def wait_for(peer: Peer, condition, timeout: float = 2.0) -> None:  # noqa: ANN001
+def wait_for(peer: Peer, condition, timeout: float = 2.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition() and time.monotonic() < deadline:
         if peer.sock.poll(10):
@@ -41,8 +42,8 @@ def wait_for(peer: Peer, condition, timeout: float = 2.0) -> None:  # noqa: ANN0
 
 
 def reset(peer: Peer) -> None:
-    peer.inbox.clear()
-    peer.violation = ""
+    """A clean peer for the next fuzz frame (white-box: the contract has no way to forgive a violation)."""
+    peer._inbox = Inbox()
 
 
 def test_wrong_token_and_unsolicited_peers_never_get_the_seat() -> None:
@@ -59,7 +60,7 @@ def test_wrong_token_and_unsolicited_peers_never_get_the_seat() -> None:
         sock.send(encode(hello))
         intruders.append(sock)
     wait_for(peer, lambda: peer.ignored == 3)
-    assert not peer.connected and peer.ignored == 3 and not peer.inbox
+    assert not peer.connected and peer.ignored == 3 and not peer._inbox.messages
     good = ctx.socket(zmq.DEALER)
     good.setsockopt(zmq.LINGER, 0)
     good.connect(peer.endpoint)
@@ -70,7 +71,7 @@ def test_wrong_token_and_unsolicited_peers_never_get_the_seat() -> None:
     intruders[0].send(encode({"type": "hello", "protocol": 1, "token": "right", "name": "late"}))
     intruders[0].send(encode({"type": "move", "seq": 1, "move": [0, 0]}))
     wait_for(peer, lambda: peer.ignored == 5)  # both frames taken, and set aside
-    assert peer.ignored == 5 and not peer.inbox and peer.name == "ok"
+    assert peer.ignored == 5 and not peer._inbox.messages and peer.name == "ok"
     for sock in [*intruders, good]:
         sock.close()
     hub.close()
@@ -84,15 +85,15 @@ def test_wrong_token_and_unsolicited_peers_never_get_the_seat() -> None:
               st.integers(0, 40)),
     st.builds(lambda depth: msgpack.packb({"type": "move", "seq": 1, "move": nest(depth)}), st.integers(0, 200)),
 ))
-def test_random_frames_become_violations_or_messages_never_exceptions(link, frame: bytes) -> None:  # noqa: ANN001
+def test_random_frames_become_violations_or_messages_never_exceptions(link, frame: bytes) -> None:
     hub, peer, dealer = link
     sync(peer, dealer)
     marker = next(MARKERS)
     dealer.send(frame)
     dealer.send(encode({"type": "ready", "seq": marker}))  # the frame before it has been handled
-    wait_for(peer, lambda: bool(peer.violation) or any(m.get("seq") == marker for m in peer.inbox))
-    assert peer.violation or [m.get("seq") for m in peer.inbox][-1] == marker
-    assert len(peer.inbox) <= 2
+    wait_for(peer, lambda: bool(peer.violation) or any(m.get("seq") == marker for m in peer._inbox.messages))
+    assert peer.violation or [m.get("seq") for m in peer._inbox.messages][-1] == marker
+    assert len(peer._inbox.messages) <= 2
 
 
 MARKERS = itertools.count(1000)
@@ -103,8 +104,8 @@ def sync(peer: Peer, dealer: zmq.Socket) -> None:
     marker = next(MARKERS)
     reset(peer)
     dealer.send(encode({"type": "ready", "seq": marker}))
-    wait_for(peer, lambda: any(m.get("seq") == marker for m in peer.inbox))
-    assert any(m.get("seq") == marker for m in peer.inbox), "the peer stopped taking frames"
+    wait_for(peer, lambda: any(m.get("seq") == marker for m in peer._inbox.messages))
+    assert any(m.get("seq") == marker for m in peer._inbox.messages), "the peer stopped taking frames"
     reset(peer)
 
 
@@ -115,14 +116,14 @@ def nest(depth: int) -> object:
     return value
 
 
-def test_memory_stays_bounded_under_a_flood_of_large_frames(link) -> None:  # noqa: ANN001
+def test_memory_stays_bounded_under_a_flood_of_large_frames(link) -> None:
     hub, peer, dealer = link
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     frame = msgpack.packb({"type": "move", "seq": 1, "move": "x" * 900_000})
     for _ in range(200):  # 180 MB in all
         reset(peer)
         dealer.send(frame)
-        wait_for(peer, lambda: bool(peer.inbox or peer.violation))
+        wait_for(peer, lambda: bool(peer._inbox.messages or peer.violation))
         assert peer.violation  # a 900 kB string breaks the string-length limit
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert (after - before) < 100_000  # KiB: frames are not kept
