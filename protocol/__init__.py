@@ -4,4 +4,4 @@ from protocol.bot import Bot
 from protocol.codec import ProtocolError, decode, encode
 from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, Reason
 
-__all__ = ["Bot", "MAX_MESSAGE_BYTES", "PROTOCOL_VERSION", "ProtocolError", "Reason", "decode", "encode"]
+__all__ = ["MAX_MESSAGE_BYTES", "PROTOCOL_VERSION", "Bot", "ProtocolError", "Reason", "decode", "encode"]

@@ -28,8 +28,8 @@ __all__ = [
     "SetupError",
     "State",
     "UnknownGame",
-    "get_game",
     "game_names",
+    "get_game",
     "ranks_from_scores",
     "ranks_with_last",
 ]

@@ -95,8 +95,18 @@ class ArrowsState(State):
     """An Arrows position; occupancy is one integer bit mask (bit = cell index)."""
 
     __slots__ = (
-        "cols", "rows", "start", "table", "occupied", "chains", "heads", "dirs",
-        "mover", "moves", "resigner", "stuck",
+        "chains",
+        "cols",
+        "dirs",
+        "heads",
+        "mover",
+        "moves",
+        "occupied",
+        "resigner",
+        "rows",
+        "start",
+        "stuck",
+        "table",
     )
 
     def __init__(self, setup: Mapping[str, Any]) -> None:
@@ -239,7 +249,7 @@ class ArrowsState(State):
             setup["large"] = True
         return setup
 
-    def copy(self) -> "ArrowsState":
+    def copy(self) -> ArrowsState:
         other = object.__new__(ArrowsState)
         for slot in ArrowsState.__slots__:
             setattr(other, slot, getattr(self, slot))

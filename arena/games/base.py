@@ -60,7 +60,7 @@ def chance_rng(seed: int, counter: int) -> random.Random:
 class State(ABC):
     """A position of one match: whose turn, legal moves, applying moves, results."""
 
-    game: ClassVar["Game"]
+    game: ClassVar[Game]
 
     @abstractmethod
     def to_move(self) -> int | None:
@@ -130,7 +130,7 @@ class State(ABC):
         """Ranks derived from scores (1 is best, ties share)."""
         return ranks_from_scores(self.scores())
 
-    def copy(self) -> "State":
+    def copy(self) -> State:
         """An independent copy of this state."""
         return self.game.state_from_data(self.to_data())
 

@@ -50,7 +50,7 @@ def neighbourhoods(rows: int, cols: int) -> tuple[int, ...]:
 class BlockingState(State):
     """A Blocking position: the free cells as one integer bit mask (bit r*cols+c)."""
 
-    __slots__ = ("rows", "cols", "free", "mover", "ply", "nbr")
+    __slots__ = ("cols", "free", "mover", "nbr", "ply", "rows")
 
     def __init__(self, rows: int, cols: int, free: int, mover: int, ply: int = 0) -> None:
         # Bit masks: a move is one AND-NOT, and legal moves are the set bits of `free`.
@@ -139,7 +139,7 @@ class BlockingState(State):
             "to_move": self.mover,
         }
 
-    def copy(self) -> "BlockingState":
+    def copy(self) -> BlockingState:
         return BlockingState(self.rows, self.cols, self.free, self.mover, self.ply)
 
 

@@ -411,7 +411,7 @@ class BlockyState(State):
         setup["turns"] = max(1, self.turns - self.ply // self.players)
         return setup
 
-    def copy(self) -> "BlockyState":
+    def copy(self) -> BlockyState:
         other = BlockyState(self.setup_data(), self.players, self.seed)
         other.penalties, other.ply, other.counter = list(self.penalties), self.ply, self.counter
         other.grid = self.grid  # shared read-only until either side changes its board

@@ -393,7 +393,7 @@ class TentenState(State):
             setup["filled"] = filled
         return setup
 
-    def copy(self) -> "TentenState":
+    def copy(self) -> TentenState:
         other = TentenState(
             self.size,
             self.offer_size,

@@ -70,7 +70,7 @@ def fold_plates(plate_tiles: list[list[int]], pot: str, size: int) -> str | None
 class TilesState(State):
     """A Tiles position: pot remainder, per-plate [yellow, blue] counts, per-seat rows."""
 
-    __slots__ = ("size", "row_len", "pot", "plates", "boards", "mover", "ply")
+    __slots__ = ("boards", "mover", "plates", "ply", "pot", "row_len", "size")
 
     def __init__(
         self,
@@ -208,7 +208,7 @@ class TilesState(State):
         data["ply"] = self.ply
         return data
 
-    def copy(self) -> "TilesState":
+    def copy(self) -> TilesState:
         return TilesState(
             self.size,
             self.row_len,

@@ -15,7 +15,7 @@ import os
 import signal
 import time
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,7 @@ def v2_base() -> Path | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def v1_base(controller: str) -> Path | None:
     """A writable directory in the v1 hierarchy of controller, or None."""
     mount = V1_ROOT / controller

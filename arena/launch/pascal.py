@@ -211,7 +211,7 @@ def _judge(name: str, argument: str, shown: str) -> tuple[str, str]:
         if not target.startswith("%"):
             return "", target
         variable = target[1:]
-        variable = variable[:-1] if variable.endswith("%") else variable  # fpc: the closing % is optional
+        variable = variable.removesuffix("%")  # fpc: the closing % is optional
         if variable.upper() in FPC_BUILTINS:
             return "", ""
         return f"include directive {shown} reads the environment; refused", ""

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +82,7 @@ def unreachable(path: str) -> str:
     return ""
 
 
-@lru_cache(maxsize=None)
+@cache
 def resolve_sandbox(mode: Sandbox) -> Isolation:
     """What mode does here; raise SandboxError when an explicit mode is impossible."""
     if mode == Sandbox.NONE:
