@@ -18,6 +18,9 @@ class Bot:
     """
 
     name: ClassVar[str] = ""  # registered name, e.g. "random"
+    # Rank among the reference bots of its game (higher: stronger); `arena play` picks the
+    # strongest registered bot as the default opponent.
+    strength: ClassVar[int] = 0
     game: ClassVar[str] = ""  # the game it plays, e.g. "blocking"
     description: ClassVar[str] = ""
 

@@ -165,3 +165,35 @@ def test_an_added_upward_import_is_caught() -> None:
 def test_arena_holds_a_handful_of_modules(top: str) -> None:
     loose = sorted(p.name for p in (ROOT / top).glob("*.py"))
     assert loose == ["__init__.py", "api.py", "argtypes.py", "clock.py", "outcomes.py", "setups.py"], loose
+
+
+def game_name_checks(paths: list[Path]) -> list[str]:
+    """Places in these files that branch on a game's name (an if, a dict key, a set of names)."""
+    from arena.games import game_names
+
+    names = set(game_names())
+    found = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            literals: list[ast.expr] = []
+            if isinstance(node, ast.Compare):
+                literals = [node.left, *node.comparators]
+            elif isinstance(node, ast.Dict):
+                literals = [k for k in node.keys if k is not None]
+            elif isinstance(node, (ast.Set, ast.Tuple, ast.List)) and isinstance(getattr(node, "ctx", None), ast.Load):
+                literals = list(node.elts) if any(isinstance(e, ast.Constant) and e.value in names
+                                                  for e in node.elts) and len(node.elts) > 1 else []
+            for literal in literals:
+                if isinstance(literal, ast.Constant) and literal.value in names:
+                    found.append(f"{path.name}:{literal.lineno}: {literal.value!r}")
+    return sorted(found)
+
+
+def test_the_game_is_the_unit(tmp_path: Path) -> None:
+    # A game's view, frames and analyzer register themselves by name; nothing else branches on it.
+    outside = [p for p in (ROOT / "arena").rglob("*.py") if not p.is_relative_to(ROOT / "arena" / "games")]
+    assert game_name_checks(outside) == []
+    sneaky = tmp_path / "sneaky.py"
+    sneaky.write_text('if game == "tiles":\n    pass\nSPECIAL = {"tenten": 1}\nSLOW = game in ("blocky", "arrows")\n')
+    assert game_name_checks([sneaky]) == ["sneaky.py:1: 'tiles'", "sneaky.py:3: 'tenten'", "sneaky.py:4: 'arrows'",
+                                          "sneaky.py:4: 'blocky'"]

@@ -150,10 +150,11 @@ def cmd_games(args: argparse.Namespace) -> int:
         game = get_game(name)
         low, high = game.min_players, game.max_players
         span = f"{low}" if low == high else f"{low}-{high}"
-        rows.append((name, f"v{game.version}", f"{span} player" + ("" if span == "1" else "s"), game.description))
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+        rows.append((name, f"v{game.version}", f"{span} player" + ("" if span == "1" else "s"),
+                     "chance" if game.chance else "no chance", game.description))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3])
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
     return EXIT_OK
 
 

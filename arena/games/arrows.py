@@ -42,6 +42,7 @@ from arena.games.base import (
     need_pair,
     need_setup_map,
 )
+from arena.games.registry import register
 from protocol.messages import Reason
 
 NAME = "arrows"
@@ -266,6 +267,7 @@ class Arrows(Game):
     min_players = 2
     max_players = 2
     description = "put a new arrow where your last one points; a blocked player loses"
+    exact_setups = True
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
         self.check_players(players)
@@ -504,4 +506,4 @@ def pairs_to_text(setup: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-ArrowsState.game = GAME = Arrows()
+ArrowsState.game = GAME = register(Arrows())

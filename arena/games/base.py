@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
@@ -147,6 +148,10 @@ class Game(ABC):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     description: ClassVar[str] = ""
+    chance: ClassVar[bool] = False  # the referee draws something during a match (from its seed)
+    # State.to_setup() keeps everything the rules use: a match from it continues the game exactly
+    # (what `arena play` needs to take moves back against bots).
+    exact_setups: ClassVar[bool] = False
 
     @abstractmethod
     def validate_setup(self, setup: Mapping[str, Any], players: int) -> dict[str, Any]:
@@ -191,6 +196,16 @@ class Game(ABC):
     def render_move(self, move: Move) -> str:
         """A short human-readable form of a move (for `--show` and replays)."""
         return repr(move)
+
+    def describe_event(self, payload: Any) -> str:
+        """One line about a referee event's payload (replays, the viewer's step text)."""
+        return f"referee event {short_json(payload, 200)}"
+
+
+def short_json(value: Any, limit: int = 120) -> str:
+    """Compact JSON of value, cut to limit characters."""
+    text = json.dumps(value, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # --- small validation helpers shared by the engines -------------------------------------

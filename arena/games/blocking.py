@@ -22,6 +22,7 @@ from arena.games.base import (
     need_pair,
     need_setup_map,
 )
+from arena.games.registry import register
 from protocol.messages import Reason
 
 NAME = "blocking"
@@ -151,6 +152,7 @@ class Blocking(Game):
     min_players = 2
     max_players = 2
     description = "pick a free cell; it and its 8 neighbours become blocked; no move loses"
+    exact_setups = True
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
         self.check_players(players)
@@ -214,4 +216,4 @@ class Blocking(Game):
         return f"row {move[0]} and column {move[1]}"
 
 
-BlockingState.game = GAME = Blocking()
+BlockingState.game = GAME = register(Blocking())

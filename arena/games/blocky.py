@@ -20,7 +20,9 @@ from arena.games.base import (
     need_int,
     need_list,
     need_setup_map,
+    short_json,
 )
+from arena.games.registry import register
 
 NAME = "blocky"
 VERSION = 1
@@ -449,6 +451,13 @@ class Blocky(Game):
     min_players = 1
     max_players = 4
     description = "reshape a quad-tree of coloured blocks towards your blob or perimeter goal"
+    chance = True  # a smash draws the new sub-blocks from the seed
+
+    def describe_event(self, payload: Any) -> str:
+        """A smash and the blocks it drew."""
+        if isinstance(payload, dict) and "smash" in payload:
+            return f"referee: smash at {payload['smash']} gives {short_json(payload.get('block'), 200)}"
+        return super().describe_event(payload)
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
         self.check_players(players)
@@ -515,4 +524,4 @@ class Blocky(Game):
         return repr(move)
 
 
-BlockyState.game = GAME = Blocky()
+BlockyState.game = GAME = register(Blocky())

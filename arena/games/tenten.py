@@ -20,7 +20,9 @@ from arena.games.base import (
     need_list,
     need_pair,
     need_setup_map,
+    short_json,
 )
+from arena.games.registry import register
 
 NAME = "tenten"
 VERSION = 1
@@ -423,6 +425,13 @@ class Tenten(Game):
     min_players = 1
     max_players = 1
     description = "drop offered blocks on a square board; full rows and columns empty out"
+    chance = True  # the offers are drawn from the seed (unless the setup fixes a sequence)
+
+    def describe_event(self, payload: Any) -> str:
+        """An offer of blocks."""
+        if isinstance(payload, dict) and "offer" in payload:
+            return f"referee offers {len(payload['offer'])} block(s): {short_json(payload['offer'], 200)}"
+        return super().describe_event(payload)
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 1) -> dict[str, Any]:
         self.check_players(players)
@@ -533,4 +542,4 @@ class Tenten(Game):
         return f"block {move[0]} at column {move[1]}, row {move[2]}"
 
 
-TentenState.game = GAME = Tenten()
+TentenState.game = GAME = register(Tenten())

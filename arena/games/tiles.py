@@ -32,6 +32,7 @@ from arena.games.base import (
     need_pair,
     need_setup_map,
 )
+from arena.games.registry import register
 from protocol.messages import Reason
 
 NAME = "tiles"
@@ -240,6 +241,8 @@ class Tiles(Game):
     min_players = 2
     max_players = 2
     description = "take one colour from a plate into a row; most full rows wins"
+    chance = True  # the pot is drawn from the seed
+    exact_setups = True
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
         self.check_players(players)
@@ -454,4 +457,4 @@ def setup_to_text(setup: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-TilesState.game = GAME = Tiles()
+TilesState.game = GAME = register(Tiles())

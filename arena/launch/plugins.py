@@ -30,6 +30,7 @@ class RegisteredBot:
     description: str
     source: str  # the entry point (or built-in package) that provided it
     options: tuple[str, ...] = ()  # "name=default" (or "name" when off by default)
+    strength: int = 0  # the class's rank among its game's bots (higher: stronger)
 
 
 def _bots_of(obj: Any) -> list[type[Bot]]:
@@ -63,6 +64,7 @@ def _register(found: dict[tuple[str, str], RegisteredBot], obj: Any, source: str
                 cls.description or _first_line(cls.__doc__),
                 source,
                 options_of(cls),
+                int(getattr(cls, "strength", 0)),
             ),
         )
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from arena.clock import ClockError, ClockMode, ClockSettings
-from arena.games import GameError, State, UnknownGame, get_game, ranks_with_last
+from arena.games import Game, GameError, State, UnknownGame, get_game, ranks_with_last
+from arena.games.base import short_json
 from arena.logs.matchlog import MatchLog, position_fingerprint
 from arena.outcomes import FAILURES, Reason
 
@@ -144,12 +144,12 @@ def _simulate(log: MatchLog) -> tuple[State, int, int | None, int | None]:
             raise Disagreement(1, f"a {kind} record, but seat(s) {missing} never answered init")
         if kind == "event":
             if not expected:
-                raise Disagreement(ply, f"referee event {_short(record['event'])} was never generated "
+                raise Disagreement(ply, f"referee event {short_json(record['event'])} was never generated "
                                         f"by the seeded generator")
             want = expected.popleft()
             if record["event"] != want:
-                raise Disagreement(ply, f"referee event {_short(record['event'])} differs from the seeded "
-                                        f"generator's {_short(want)}")
+                raise Disagreement(ply, f"referee event {short_json(record['event'])} differs from the seeded "
+                                        f"generator's {short_json(want)}")
             if record["ply"] != ply:
                 raise Disagreement(ply, f"referee event numbered ply {record['ply']}, generated after ply {ply}")
         elif kind == "ready":
@@ -161,19 +161,19 @@ def _simulate(log: MatchLog) -> tuple[State, int, int | None, int | None]:
             ready.add(record["seat"])
         elif kind == "move":
             if expected:
-                raise Disagreement(ply, f"referee event {_short(expected[0])} missing before ply {ply + 1}")
+                raise Disagreement(ply, f"referee event {short_json(expected[0])} missing before ply {ply + 1}")
             ply += 1
             _check_move(state, record, ply)
             try:
                 expected.extend(state.apply(record["move"]))
             except GameError as exc:
-                raise Disagreement(ply, f"move {_short(record['move'])} is not legal: {exc}") from None
+                raise Disagreement(ply, f"move {short_json(record['move'])} is not legal: {exc}") from None
             if "pos" in record:
                 if record["pos"] != position_fingerprint(state):
                     hint = "" if matched else (
                         f" (no earlier fingerprint matched: if nothing was edited, this arena's {log.header['game']} "
                         f"engine describes positions differently from the one that wrote the log)")
-                    raise Disagreement(ply, f"seat {record['seat']}'s move {_short(record['move'])} does not lead "
+                    raise Disagreement(ply, f"seat {record['seat']}'s move {short_json(record['move'])} does not lead "
                                             f"to the position the match reached (fingerprint differs): "
                                             f"the move was changed{hint}")
                 matched = True
@@ -187,14 +187,14 @@ def _simulate(log: MatchLog) -> tuple[State, int, int | None, int | None]:
             except GameError:
                 illegal_seat = record["seat"]
             else:
-                raise Disagreement(ply + 1, f"move {_short(record['move'])} recorded as illegal is legal")
+                raise Disagreement(ply + 1, f"move {short_json(record['move'])} recorded as illegal is legal")
         elif kind == "resign":
             if record["ply"] != ply + 1 or record["seat"] != state.to_move():
                 raise Disagreement(ply + 1, f"resignation recorded for seat {record['seat']} at ply "
                                             f"{record['ply']}, but seat {state.to_move()} was to play ply {ply + 1}")
             resigned_seat = record["seat"]
     if expected and not log.truncated:
-        raise Disagreement(ply, f"referee event {_short(expected[0])} missing at the end")
+        raise Disagreement(ply, f"referee event {short_json(expected[0])} missing at the end")
     return state, ply, illegal_seat, resigned_seat
 
 
@@ -205,11 +205,6 @@ def _check_move(state: State, record: dict[str, Any], ply: int) -> None:
         raise Disagreement(ply, "a move after the game was over")
     if record["seat"] != state.to_move():
         raise Disagreement(ply, f"seat {record['seat']} moved, but seat {state.to_move()} was to move")
-
-
-def _short(value: Any, limit: int = 120) -> str:
-    text = json.dumps(value, separators=(",", ":"))
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _check_result(log: MatchLog, state: State, plies: int, illegal_seat: int | None,
@@ -341,14 +336,10 @@ def verify(log: MatchLog) -> Verdict:
     return Verdict(True, message, None, False, plies)
 
 
-def describe_event(event: Any) -> str:
-    """A one-line description of a referee event."""
+def describe_event(game: Game, event: Any) -> str:
+    """A one-line description of a referee event, in the game's words."""
     payload = event[1] if isinstance(event, list) and len(event) == 2 else event
-    if isinstance(payload, dict) and "offer" in payload:
-        return f"referee offers {len(payload['offer'])} block(s): {_short(payload['offer'], 200)}"
-    if isinstance(payload, dict) and "smash" in payload:
-        return f"referee: smash at {payload['smash']} gives {_short(payload.get('block'), 200)}"
-    return f"referee event {_short(payload, 200)}"
+    return game.describe_event(payload)
 
 
 def _clock_text(names: list[str], clocks: list[Any]) -> str:
@@ -376,12 +367,12 @@ def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
     events_after: dict[int, list[str]] = {}
     for entry in log.records:
         if entry["kind"] == "event":
-            events_after.setdefault(entry["ply"], []).append(describe_event(entry["event"]))
+            events_after.setdefault(entry["ply"], []).append(describe_event(game, entry["event"]))
         elif entry["kind"] == "ready" and at is None:
             yield f"ready: seat {entry['seat']} in {entry['time_ms']:.1f} ms, clock {entry['clock']:.0f} ms"
         elif entry["kind"] == "illegal":
             events_after.setdefault(entry["ply"] - 1, []).append(
-                f"seat {entry['seat']} plays the illegal move {_short(entry['move'])}: {entry.get('detail', '')}")
+                f"seat {entry['seat']} plays the illegal move {short_json(entry['move'])}: {entry.get('detail', '')}")
     try:
         for record, state in positions(log):
             ply = 0 if record is None else record["ply"]

@@ -43,15 +43,6 @@ HUMAN_BUDGET_MS = 7 * 24 * 3600 * 1000
 BOT_BUDGET_MS = 10_000  # a bot's normal clock, as for `arena match`
 DEFAULT_DELAY_MS = 700
 EXIT_INTERRUPTED = 130  # as arena/cli/main.py answers Ctrl-C
-# The strongest registered bot first: `--vs` defaults to the first of these that exists.
-PREFERENCES = {
-    "arrows": ("alphabeta", "greedy", "random"),
-    "blocking": ("perfect", "maxblock", "random", "sequential"),
-    "tiles": ("perfect", "montecarlo", "greedy", "random"),
-    "blocky": ("greedy", "smart", "random"),
-}
-
-
 def register(sub: Any) -> argparse.ArgumentParser:
     """Add the `play` subcommand to the subparsers of `arena`."""
     p = sub.add_parser("play", help="play against bots (or watch bots) in the terminal",
@@ -90,14 +81,11 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def default_bot(game: Game) -> str:
-    """The strongest registered bot of a game (by PREFERENCES), else its first registered bot."""
-    names = [b.name for b in bots_for(game.name)]
-    for name in PREFERENCES.get(game.name, ()):
-        if name in names:
-            return name
-    if not names:
+    """The strongest registered bot of a game (by the bots' own `strength`; the first registered on a tie)."""
+    bots = bots_for(game.name)
+    if not bots:
         raise CliError(f"no registered bot plays {game.name}; name one with --vs")
-    return names[0]
+    return max(bots, key=lambda b: b.strength).name
 
 
 def _play(args: argparse.Namespace) -> int:

@@ -53,10 +53,6 @@ JOIN_S = 5.0  # how long an abandoned segment may take to end
 # To leave a match (resign, or take back and start again) the person's seat answers its turn
 # with a protocol `resign` (arrows resigns with its own move 255); a take-back drops that
 # ending from the log, a resignation keeps it.
-# Games whose State.to_setup() keeps everything the rules use, so that a match from it
-# continues the game exactly. blocky's loses the penalties and the chance counter, and
-# tenten's the score and a catalogue offer: against bots they take nothing back.
-EXACT_SETUP_GAMES = frozenset({"arrows", "blocking", "tiles"})
 
 
 class UndoMode(StrEnum):
@@ -70,7 +66,7 @@ def undo_mode(game: Game, bots: int) -> UndoMode | None:
     """How this game takes moves back, or None when it cannot."""
     if bots == 0:
         return UndoMode.REPLAY
-    return UndoMode.SETUP if game.name in EXACT_SETUP_GAMES else None
+    return UndoMode.SETUP if game.exact_setups else None
 
 
 class HumanLink:

@@ -16,7 +16,7 @@ import re
 import sys
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import ClassVar, TextIO
+from typing import Any, ClassVar, TextIO
 
 from arena.games import GameError, Move, State, get_game
 from arena.games.arrows import DIRECTION_NAMES, RESIGN, ArrowsState
@@ -91,10 +91,20 @@ class Terminal:
             raise EndOfInput("interrupted") from None
 
 
+# The terminal view of each game, by game name: every View subclass with a game_name registers here.
+VIEWS: dict[str, type[View]] = {}
+
+
 class View:
     """How one game looks and reads at the terminal; subclasses fill in the game's parts."""
 
     game_name: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A view of a game registers itself for that game (`view_for` finds it there)."""
+        super().__init_subclass__(**kwargs)
+        if cls.game_name:
+            VIEWS[cls.game_name] = cls
     show_scores: ClassVar[bool] = True  # print the scores with the winner (not in win/loss games)
 
     def __init__(self, term: Terminal, names: Sequence[str], humans: Sequence[int]) -> None:

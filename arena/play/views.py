@@ -10,7 +10,7 @@ from arena.games.blocky import KINDS, SYMBOLS, BlockyState
 from arena.games.tenten import TentenState, block_picture
 from arena.games.tiles import COLOUR_NAMES, COLOURS, TilesState
 from arena.match.referee import MatchResult
-from arena.play.ui import SEAT_STYLES, ArrowsView, BlockingView, Command, Terminal, View, numbers
+from arena.play.ui import SEAT_STYLES, VIEWS, Command, Terminal, View, numbers
 
 # --- tiles -----------------------------------------------------------------------------
 
@@ -267,13 +267,10 @@ class BlockyView(View):
         return path[:depth]
 
 
-VIEWS: dict[str, type[View]] = {"tiles": TilesView, "tenten": TentenView, "blocky": BlockyView}
-
-
 def view_for(game: str, term: Terminal, names: Sequence[str], humans: Sequence[int]) -> View:
-    """The view of a game (the rules engine's own text rendering for a game without one)."""
-    views: dict[str, type[View]] = {"blocking": BlockingView, "arrows": ArrowsView, **VIEWS}
-    cls = views.get(game)
+    """The view registered for a game (the rules engine's own text rendering for a game without one)."""
+    cls = VIEWS.get(game)
     if cls is None:
         cls = type(f"{game.title()}View", (View,), {"game_name": game})
+        del VIEWS[game]  # a stand-in, not the game's own view
     return cls(term, names, humans)

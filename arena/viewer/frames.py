@@ -6,10 +6,10 @@ only draws what a frame says, so the pictures cannot drift from the rules engine
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from arena.games import GameError, State, get_game
+from arena.games import Game, GameError, State, get_game
 from arena.logs.matchlog import MatchLog
 from arena.logs.replay import describe_event, positions, verify
 
@@ -117,41 +117,92 @@ def blocky_view(state: State, data: Mapping[str, Any], move: Any) -> View:
     }
 
 
-class _Views:
-    """Builds the view of each position of one match (some games need the previous one)."""
-
-    def __init__(self, game: str) -> None:
-        self.game = game
-        self.picks: dict[tuple[int, int], int] = {}
-        self.offer: list[Any] = []
+class Framer:
+    """Builds the view of each position of one match, in order (a game may need the previous one)."""
 
     def view(self, state: State, record: dict[str, Any] | None) -> View:
-        data = state.to_data()
-        move: Any = None if record is None else record["move"]
-        if self.game == "blocking":
-            if record is not None:
-                self.picks[(move[0], move[1])] = record["seat"]
-            return blocking_view(data, self.picks, None if record is None else list(move))
-        if self.game == "arrows":
-            return arrows_view(data)
-        if self.game == "tiles":
-            return tiles_view(data)
-        if self.game == "tenten":
-            dropped = []
-            if record is not None and 0 <= move[0] < len(self.offer):
-                dropped = [[move[1] + dk, move[2] + dr] for dk, dr in self.offer[move[0]]]
-            self.offer = data["on_offer"]
-            return tenten_view(data, dropped)
-        if self.game == "blocky":
-            return blocky_view(state, data, move)
+        """The frame of state, reached by record's move (None: the initial position)."""
         return {"text": state.render()}
 
 
-def _events_by_ply(log: MatchLog) -> dict[int, list[str]]:
+# The framer of each game, by game name; the page's script draws what they return (DRAW in viewer.js).
+FRAMERS: dict[str, type[Framer]] = {}
+
+
+def framer(game: str) -> Callable[[type[Framer]], type[Framer]]:
+    """Register a Framer class for a game."""
+    def add(cls: type[Framer]) -> type[Framer]:
+        FRAMERS[game] = cls
+        return cls
+    return add
+
+
+@framer("blocking")
+class BlockingFramer(Framer):
+    """Blocking: the grid, with every picked cell marked by its seat."""
+
+    def __init__(self) -> None:
+        self.picks: dict[tuple[int, int], int] = {}
+
+    def view(self, state: State, record: dict[str, Any] | None) -> View:
+        """The grid after record's pick."""
+        if record is not None:
+            move = record["move"]
+            self.picks[(move[0], move[1])] = record["seat"]
+        return blocking_view(state.to_data(), self.picks, None if record is None else list(record["move"]))
+
+
+@framer("arrows")
+class ArrowsFramer(Framer):
+    """Arrows: the board and both chains."""
+
+    def view(self, state: State, record: dict[str, Any] | None) -> View:
+        """The board."""
+        return arrows_view(state.to_data())
+
+
+@framer("tiles")
+class TilesFramer(Framer):
+    """Tiles: plates, pot and rows."""
+
+    def view(self, state: State, record: dict[str, Any] | None) -> View:
+        """Plates, pot and rows."""
+        return tiles_view(state.to_data())
+
+
+@framer("tenten")
+class TentenFramer(Framer):
+    """Tenten: the board, the cells the last block covered, and the offer."""
+
+    def __init__(self) -> None:
+        self.offer: list[Any] = []
+
+    def view(self, state: State, record: dict[str, Any] | None) -> View:
+        """The board after record's drop."""
+        data = state.to_data()
+        dropped = []
+        if record is not None:
+            move = record["move"]
+            if 0 <= move[0] < len(self.offer):
+                dropped = [[move[1] + dk, move[2] + dr] for dk, dr in self.offer[move[0]]]
+        self.offer = data["on_offer"]
+        return tenten_view(data, dropped)
+
+
+@framer("blocky")
+class BlockyFramer(Framer):
+    """Blocky: the quad-tree, goals, scores and penalties."""
+
+    def view(self, state: State, record: dict[str, Any] | None) -> View:
+        """The board after record's action."""
+        return blocky_view(state, state.to_data(), None if record is None else record["move"])
+
+
+def _events_by_ply(game: Game, log: MatchLog) -> dict[int, list[str]]:
     events: dict[int, list[str]] = {}
     for record in log.records:
         if record["kind"] == "event":
-            events.setdefault(record["ply"], []).append(describe_event(record["event"]))
+            events.setdefault(record["ply"], []).append(describe_event(game, record["event"]))
         elif record["kind"] == "illegal":
             events.setdefault(record["ply"] - 1, []).append(
                 f"seat {record['seat']} tried the illegal move {record['move']!r}: {record.get('detail', '')}")
@@ -171,8 +222,8 @@ def match_data(log: MatchLog) -> dict[str, Any]:
         if entry["kind"] == "ready":
             clocks[entry["seat"]] = entry["clock"]
             used[entry["seat"]] = entry["time_ms"]
-    events = _events_by_ply(log)
-    views = _Views(game.name)
+    events = _events_by_ply(game, log)
+    views = FRAMERS.get(game.name, Framer)()
     frames: list[dict[str, Any]] = []
     stopped = ""
     try:

@@ -36,6 +36,7 @@ class AlphaBetaBot(GameBot):
     """
 
     name = "alphabeta"
+    strength = 3
     game = "arrows"
     description = "iterative-deepening alpha-beta, territory evaluation, space-filling endgame"
 

@@ -27,6 +27,7 @@ class RandomBot(GameBot):
     """A uniformly random direction (seeded)."""
 
     name = "random"
+    strength = 1
     game = "arrows"
     description = "uniformly random direction"
 
@@ -38,6 +39,7 @@ class GreedyBot(GameBot):
     """The direction whose next target has the most free neighbours; ties: lowest direction."""
 
     name = "greedy"
+    strength = 2
     game = "arrows"
     description = "direction whose next target has the most free neighbours"
 

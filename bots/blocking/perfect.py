@@ -129,6 +129,7 @@ class PerfectBot(GameBot):
     """
 
     name = "perfect"
+    strength = 4
     game = "blocking"
     description = "exact Sprague-Grundy play (component memo), mirror/max-blocking fallback"
 

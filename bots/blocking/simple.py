@@ -11,6 +11,7 @@ class SequentialBot(GameBot):
     """The first free cell in row-major order."""
 
     name = "sequential"
+    strength = 1
     game = "blocking"
     description = "first free cell in row-major order"
 
@@ -23,6 +24,7 @@ class RandomBot(GameBot):
     """A uniformly random free cell (seeded)."""
 
     name = "random"
+    strength = 2
     game = "blocking"
     description = "uniformly random free cell"
 
@@ -34,6 +36,7 @@ class MaxBlockBot(GameBot):
     """The cell that blocks the most free cells; ties go to the first in row-major order."""
 
     name = "maxblock"
+    strength = 3
     game = "blocking"
     description = "cell that blocks the most free cells (row-major tie-break)"
 

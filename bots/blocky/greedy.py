@@ -47,6 +47,7 @@ class GreedyBot(GameBot):
     """Every legal move one ply deep, by goal score minus penalty (smash: sampled mean)."""
 
     name = "greedy"
+    strength = 3
     game = "blocky"
     description = "every legal move, one ply, goal score minus penalty (smash by sampled mean)"
 

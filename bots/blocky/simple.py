@@ -13,6 +13,7 @@ class RandomBot(GameBot):
     """A uniformly random legal move, pass included (seeded)."""
 
     name = "random"
+    strength = 1
     game = "blocky"
     description = "uniformly random legal move"
 
@@ -24,6 +25,7 @@ class SmartBot(GameBot):
     """The best of `difficulty` random non-pass moves by goal score; pass if none improves it."""
 
     name = "smart"
+    strength = 2
     game = "blocky"
     description = "best of `difficulty` random moves by goal score (penalties ignored)"
 

@@ -310,6 +310,7 @@ class LookaheadBot(GameBot):
     """Every order × placement of the round's blocks, scored by points plus a room evaluation."""
 
     name = "lookahead"
+    strength = 3
     game = "tenten"
     description = "round search (all orders × placements, widening beam) with a room evaluation"
 

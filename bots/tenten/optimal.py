@@ -369,6 +369,7 @@ class OptimalBot(LookaheadBot):
     """Exact best play of a known `sequence`; without one it plays like `lookahead`."""
 
     name = "optimal"
+    strength = 4
     game = "tenten"
     description = "exact best score of a known sequence (backtracking, bound, memo); else lookahead"
 

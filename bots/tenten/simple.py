@@ -27,6 +27,7 @@ class RandomBot(GameBot):
     """A uniformly random legal drop (seeded)."""
 
     name = "random"
+    strength = 1
     game = "tenten"
     description = "uniformly random legal drop"
 
@@ -117,6 +118,7 @@ class GreedyBot(GameBot):
     """Per round, every order and placement of the offered blocks; the most points this round."""
 
     name = "greedy"
+    strength = 2
     game = "tenten"
     description = "best order and placements for the current round (the seed's play_greedy)"
 

@@ -50,6 +50,7 @@ class MonteCarloBot(GameBot):
     """
 
     name = "montecarlo"
+    strength = 3
     game = "tiles"
     description = "Monte-Carlo: random playouts per distinct move, best mean (the assignment's bepaalGoedeZet)"
 

@@ -23,6 +23,7 @@ class PerfectBot(GameBot):
     """
 
     name = "perfect"
+    strength = 4
     game = "tiles"
     description = "exact negamax, alpha-beta, transposition table (Monte-Carlo if out of time)"
 

@@ -20,6 +20,7 @@ class RandomBot(GameBot):
     """A uniformly random legal move (seeded)."""
 
     name = "random"
+    strength = 1
     game = "tiles"
     description = "uniformly random legal move"
 
@@ -34,6 +35,7 @@ class GreedyBot(GameBot):
     """
 
     name = "greedy"
+    strength = 2
     game = "tiles"
     description = "make a row as full as possible, a full row first"
 
