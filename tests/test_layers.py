@@ -197,3 +197,38 @@ def test_the_game_is_the_unit(tmp_path: Path) -> None:
     sneaky.write_text('if game == "tiles":\n    pass\nSPECIAL = {"tenten": 1}\nSLOW = game in ("blocky", "arrows")\n')
     assert game_name_checks([sneaky]) == ["sneaky.py:1: 'tiles'", "sneaky.py:3: 'tenten'", "sneaky.py:4: 'arrows'",
                                           "sneaky.py:4: 'blocky'"]
+
+
+def undocumented(names: list[str]) -> list[str]:
+    """Public functions, classes and methods without a docstring (their own or the one they override)."""
+    import importlib
+    import inspect
+
+    found = []
+    for name in names:
+        module = importlib.import_module(name)
+        for attr, obj in vars(module).items():
+            if attr.startswith("_") or getattr(obj, "__module__", None) != name:
+                continue
+            if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+                continue
+            members = [(attr, obj)]
+            if inspect.isclass(obj):
+                members += [(f"{attr}.{m}", f) for m, f in vars(obj).items()
+                            if not m.startswith("_") and (inspect.isfunction(f) or isinstance(f, property))]
+            for label, member in members:
+                target = member.fget if isinstance(member, property) else member
+                doc = inspect.getdoc(getattr(obj, label.split(".")[1]) if "." in label else target)
+                if not doc:
+                    found.append(f"{name}.{label}: no docstring")
+                elif "\n" in doc.split("\n\n")[0]:
+                    found.append(f"{name}.{label}: the docstring's first paragraph is not one line")
+    return found
+
+
+def test_every_public_name_has_a_one_line_docstring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert undocumented([n for n in sorted(modules()) if not n.startswith("bots") and not n.endswith("__main__")]) == []
+    (tmp_path / "careless.py").write_text('def helper():\n    return 1\n\n\nclass Thing:\n    """A thing\n    on two lines."""\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert undocumented(["careless"]) == ["careless.helper: no docstring",
+                                          "careless.Thing: the docstring's first paragraph is not one line"]

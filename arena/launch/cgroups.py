@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
+from arena.launch.launcher import CGROUP_MOUNTS
+
 log = logging.getLogger(__name__)
 
-V2_MOUNTS = ("/sys/fs/cgroup/unified", "/sys/fs/cgroup")
+V2_MOUNTS = CGROUP_MOUNTS  # the launcher (stdlib only) owns the list
 V1_ROOT = Path("/sys/fs/cgroup")
 V1_CONTROLLERS = ("pids", "memory", "cpuacct")
 BASE_PREFIX = "arena-"

@@ -24,8 +24,10 @@ import shutil
 import signal
 import sys
 
-HUB_PREFIX = "arena-hub-"  # directories of arena.hub.Hub ipc endpoints
-BOT_DIR_PREFIX = "arena-bot-"  # working directories made by arena.process.BotProcess
+# The launcher runs with `python -I -S` and imports nothing of the arena: these names are defined
+# here, and the modules that make these directories and cgroups import them from here.
+HUB_PREFIX = "arena-hub-"  # directories of arena.match.hub.Hub ipc endpoints
+BOT_DIR_PREFIX = "arena-bot-"  # working directories made by arena.launch.process.BotProcess
 CGROUP_MOUNTS = ("/sys/fs/cgroup/unified", "/sys/fs/cgroup")
 EXIT_LAUNCH_FAILED = 127
 PR_SET_PDEATHSIG = 1

@@ -25,6 +25,7 @@ from arena.launch.isolation import (
     reap_children,
     sweep_orphans,
 )
+from arena.launch.launcher import BOT_DIR_PREFIX
 from arena.launch.sandbox import (
     ChainPlan,
     Isolation,
@@ -211,7 +212,7 @@ class BotProcess:
     def _prepare(self) -> ChainPlan:
         """Lease a uid, hand it the work directory and socket, create the cgroups."""
         isolation = resolve_sandbox(self.sandbox)
-        self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
+        self.workdir = tempfile.mkdtemp(prefix=BOT_DIR_PREFIX)
         become_subreaper()
         if isolation.own_uid:
             self.lease = _lease_uid()

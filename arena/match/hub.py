@@ -13,6 +13,7 @@ from typing import Any
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from arena.launch.launcher import HUB_PREFIX  # the launcher removes what a killed worker left
 from arena.match.trace import TraceTap, quote_bytes
 from arena.match.transport import Inbox, SeatState
 from protocol.codec import ProtocolError, decode_from_bot, encode
@@ -172,7 +173,7 @@ class Hub:
         self.context = context or zmq.Context()
         self.transport = transport
         # ipc sockets in a private directory: faster than TCP, and can be bound into a sandbox.
-        self._dir = tempfile.mkdtemp(prefix="arena-hub-")
+        self._dir = tempfile.mkdtemp(prefix=HUB_PREFIX)
         # Others may pass through (not list): each seat's socket is its own bot uid's alone.
         os.chmod(self._dir, 0o711)
         self._count = 0

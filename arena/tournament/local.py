@@ -21,12 +21,12 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from arena.launch.launcher import PR_SET_PDEATHSIG
 from arena.tournament.schedule import MatchTask
 from arena.tournament.worker import MatchRecord, MatchRunner, RunnerPlan
 
 log = logging.getLogger(__name__)
 
-PR_SET_PDEATHSIG = 1
 PREFETCH = 2  # matches queued per worker, so it never waits for the coordinator between two
 STOP_GRACE_S = 10.0
 

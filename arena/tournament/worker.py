@@ -26,6 +26,7 @@ from typing import Any
 
 from arena.clock import ClockSettings
 from arena.games import get_game
+from arena.launch import launcher
 from arena.launch.botspec import BotKind, BotSpec
 from arena.launch.process import Limits
 from arena.launch.sandbox import Sandbox
@@ -39,7 +40,7 @@ from arena.tournament.schedule import MatchTask
 
 log = logging.getLogger(__name__)
 
-LAUNCHER = Path(__file__).resolve().parents[1] / "launch" / "launcher.py"
+LAUNCHER = Path(launcher.__file__).resolve()
 LOG_SUFFIX = ".msgpack"
 
 
