@@ -45,19 +45,22 @@ def load_analyzer_modules() -> None:
 def register(subparsers: Any) -> None:
     """Add `arena analyze` with one subcommand per registered game (called by arena.cli.main)."""
     load_analyzer_modules()
-    parser = subparsers.add_parser("analyze", help="solve or study one position of a game")
+    parser = subparsers.add_parser("analyze", help="solve a position, or study a game (who wins, by size)")
     games = parser.add_subparsers(dest="analyze_game", required=True, metavar="GAME",
                                   parser_class=type(parser))
     for name in sorted(ANALYZERS):
         analyzer = ANALYZERS[name]
         sub = games.add_parser(name, help=analyzer.help, description=analyzer.help)
-        sub.add_argument("setup", metavar="SETUP",
-                         help="setup file (JSON, TOML, or the game's own format)")
+        if analyzer.takes_setup:
+            sub.add_argument("setup", metavar="SETUP",
+                             help="setup file (JSON, TOML, or the game's own format)")
         analyzer.add_arguments(sub)
         sub.set_defaults(func=partial(_run, analyzer))
 
 
 def _run(analyzer: Analyzer, args: argparse.Namespace) -> int:
+    if not analyzer.takes_setup:
+        return analyzer.run(args, {})
     game = get_game(analyzer.game)
     try:
         setup = game.validate_setup(load_setup_file(args.setup, game), analyzer.players)

@@ -19,6 +19,7 @@ class Analyzer:
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, dict[str, Any]], int]
     players: int = 2  # seats the setup is validated for
+    takes_setup: bool = True  # False: the analysis needs no position (`arena analyze blocking`)
 
 
 ANALYZERS: dict[str, Analyzer] = {}
