@@ -22,7 +22,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("arena.launch",),
     ("arena.logs",),
     ("arena.match",),
-    ("arena.tournament", "arena.play", "arena.viewer", "arena.analyze"),
+    ("arena.tournament", "arena.play", "arena.viewer"),
+    ("arena.analyze",),  # studies of a game may play series on the tournament runner
     ("arena.cli",),
     ("arena.api",),  # the Python API runs the commands' code
     ("arena",),  # the package's face: `from arena import play_match` is the API
