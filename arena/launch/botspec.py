@@ -11,6 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from arena.launch.pascal_source import RULES, contest_problem
 from arena.launch.plugins import bots_for, registered_bots
 from protocol.bot import KeyValueError, parse_key_values
 
@@ -79,6 +80,24 @@ def check_options(target: str, text: str, options: dict[str, Any]) -> None:
         raise BotOptionsError(f"bad options for {text}: {exc}") from None
 
 
+def _check_pascal(path: Path, text: str, options: dict[str, Any]) -> None:
+    """A module's options (`rules`), and under the contest's rules its source, checked before anything runs."""
+    unknown = sorted(set(options) - {"rules"})
+    if unknown:
+        raise BotOptionsError(f"bad options for {text}: a Pascal module has one option, rules, not {unknown[0]!r}")
+    rules = options.get("rules", "contest")
+    if rules not in RULES:
+        raise BotOptionsError(f"bad options for {text}: rules must be contest or fpc, not {rules!r}")
+    if rules == "contest":
+        try:
+            source = path.read_bytes().decode("latin-1")  # byte for byte, as fpc reads it
+        except OSError as exc:
+            raise BotSpecError(f"cannot read Pascal module {path}: {exc.strerror}") from None
+        problem = contest_problem(source, path.name)
+        if problem:
+            raise BotSpecError(problem)
+
+
 def _absolute_words(words: list[str]) -> list[str]:
     """Make the program and any existing relative path absolute (bots run in their own dir)."""
     out = []
@@ -107,9 +126,14 @@ def parse_bot_spec(
                 raise BotSpecError(f"{text!r}: {prefix} needs a command")
             return BotSpec(text, kind, shlex.join(words), tuple(_absolute_words(words)), options, display)
     if text.startswith("pascal:"):
-        path = Path(text[len("pascal:"):])
+        rest = text[len("pascal:"):]
+        head, sep, tail = rest.rpartition(":")
+        if sep and "=" in tail:  # pascal:PATH[:rules=fpc]
+            rest, options = head, {**parse_options(tail), **options}
+        path = Path(rest)
         if not path.is_file():
             raise BotSpecError(f"no such Pascal module: {path}")
+        _check_pascal(path, text, options)
         # The command is known only once the module is compiled, at launch.
         return BotSpec(text, BotKind.PASCAL, str(path.resolve()), (), options, display)
     head, sep, tail = text.partition(":")

@@ -47,11 +47,11 @@ import time
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import NamedTuple
 
 from arena.launch import uids
 from arena.launch.cgroups import BotCgroup, CgroupLimits
 from arena.launch.pascal_host import BRIDGE_SOURCE, HOST_SOURCE
+from arena.launch.pascal_source import STATIC_DATA_LIMIT, directive_at, scan, static_data_size
 from arena.launch.process import LaunchError, Limits, MachineError
 from arena.launch.sandbox import (
     ChainPlan,
@@ -92,10 +92,6 @@ MAX_INCLUDES = 256
 _COMMENTS = re.compile(rb"\{[^}]*\}|\(\*.*?\*\)|//[^\n]*", re.DOTALL)
 _UNIT_HEADER = re.compile(rb"\s*unit\s+([A-Za-z_][A-Za-z0-9_]*)\s*;", re.IGNORECASE)
 _POSITIONED = re.compile(r"^(?P<file>[^\s(]+)\((?P<pos>\d+(?:,\d+)?)\) (?P<kind>Error|Fatal): (?P<text>.*)$")
-_LEXEME = re.compile(r"\{|\(\*|//|'|[A-Za-z_][A-Za-z0-9_]*|;")
-_STRING = re.compile(r"'(?:[^'\n]|'')*'")
-_DIRECTIVE_START = re.compile(r"\{\$|\(\*\$")
-_DIRECTIVE_NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
 
 
 # The bridge is compiled in TP mode like the module; it alone `uses` the module, and it
@@ -125,81 +121,6 @@ def generated_sources(unit: str) -> dict[str, str]:
 
 
 # --- directives a module may not use --------------------------------------------------------
-
-
-class _Scan(NamedTuple):
-    directives: list[int]  # offsets of every `{$` / `(*$` fpc may read as a directive
-    tokens: list[tuple[str, int]]  # code words (lower case), `'` for a string literal, `;`
-    open_comment: bool  # the text ends inside a comment (fpc carries it on into the includer)
-
-
-def _scan(text: str) -> _Scan:
-    """Find the directives of a source, erring towards seeing too many.
-
-    Only a string literal hides directive-like text, and only while this lexer surely agrees
-    with fpc on where strings are. It stops hiding after a comment that holds a comment
-    opener (fpc nests comments in its own modes) or a directive with an odd number of
-    quotes ($MESSAGE, $IF and others read quoted text, braces included, where this does not).
-    """
-    hidden: list[tuple[int, int]] = []
-    tokens: list[tuple[str, int]] = []
-    agree, open_comment, pos = True, False, 0
-    while (found := _LEXEME.search(text, pos)) is not None:
-        lexeme, start = found.group(), found.start()
-        if lexeme in ("{", "(*"):
-            closer = "}" if lexeme == "{" else "*)"
-            end = text.find(closer, found.end())
-            if end < 0:
-                open_comment = True
-                break
-            body = text[found.end():end]
-            if "{" in body or "(*" in body or (body.startswith("$") and body.count("'") % 2):
-                agree = False
-            pos = end + len(closer)
-        elif lexeme == "//":
-            end = text.find("\n", start)
-            pos = len(text) if end < 0 else end
-        elif lexeme == "'":
-            string = _STRING.match(text, start)
-            if string is None:  # unterminated: fpc gives up there, but what follows still counts
-                pos = found.end()
-                continue
-            if agree:
-                hidden.append((start, string.end()))
-            tokens.append(("'", start))
-            pos = string.end()
-        else:
-            tokens.append((lexeme.lower(), start))
-            pos = found.end()
-    starts = [span[0] for span in hidden]
-    directives = []
-    for directive in _DIRECTIVE_START.finditer(text):
-        at = bisect.bisect_right(starts, directive.start()) - 1
-        if at < 0 or directive.start() >= hidden[at][1]:
-            directives.append(directive.start())
-    return _Scan(directives, tokens, open_comment)
-
-
-def _directive_at(text: str, start: int) -> tuple[str, list[tuple[str, str]]]:
-    """A directive as written (one line) and its parts (NAME, argument); switches chain with commas."""
-    paren = text.startswith("(*", start)
-    closer = "*)" if paren else "}"
-    end = text.find(closer, start + 2)
-    end = len(text) if end < 0 else end
-    shown = " ".join(text[start:end + len(closer)].split())
-    shown = shown if len(shown) <= 80 else shown[:77] + "..."
-    rest, parts = text[start + (3 if paren else 2):end], []
-    while (found := _DIRECTIVE_NAME.match(rest)) is not None:
-        name, after = found[1].upper(), rest[found.end():]
-        if after[:1] not in ("+", "-") or not after:
-            parts.append((name, after.strip()))
-            break
-        parts.append((name, after[0]))
-        tail = after[1:].lstrip()  # fpc wants the comma at once; accepting spaces errs on the safe side
-        if not tail.startswith(","):
-            break
-        rest = tail[1:]
-    return shown, parts
 
 
 def _judge(name: str, argument: str, shown: str) -> tuple[str, str]:
@@ -260,11 +181,11 @@ def _check_file(shown: str, here: str, content: bytes, top: Path, reserved: set[
     """Refuse what one source file may not do; add its new include files to found and return them."""
     text = content.decode("latin-1")  # byte for byte: fpc reads 8-bit text
     lines = [i for i, c in enumerate(text) if c == "\n"]
-    scan = _scan(text)
+    scanned = scan(text)
     new: list[tuple[str, str, bytes]] = []
-    for offset in scan.directives:
+    for offset in scanned.directives:
         where = f"{shown}({bisect.bisect_left(lines, offset) + 1})"
-        written, parts = _directive_at(text, offset)
+        written, parts = directive_at(text, offset)
         for name, argument in parts:
             problem, include = _judge(name, argument, written)
             if problem:
@@ -288,12 +209,12 @@ def _check_file(shown: str, here: str, content: bytes, top: Path, reserved: set[
                 raise LaunchError(f"{where}: cannot read {rel}: {exc.strerror}") from None
             new.append((rel, posixpath.dirname(rel) or ".", found[rel]))
     in_uses = False
-    for i, (token, offset) in enumerate(scan.tokens):
+    for i, (token, offset) in enumerate(scanned.tokens):
         in_uses = token == "uses" or (in_uses and token != ";")
-        if in_uses and token == "in" and i + 1 < len(scan.tokens) and scan.tokens[i + 1][0] == "'":
+        if in_uses and token == "in" and i + 1 < len(scanned.tokens) and scanned.tokens[i + 1][0] == "'":
             where = f"{shown}({bisect.bisect_left(lines, offset) + 1})"
             raise LaunchError(f"{where}: `uses … in '…'` reads a unit from a named file; refused")
-    if included and scan.open_comment:
+    if included and scanned.open_comment:
         raise LaunchError(f"{shown}: ends inside a comment, which fpc would carry on into the file including it; "
                           "refused")
     return new
@@ -468,8 +389,12 @@ def _sweep_stale_builds(root: Path) -> None:
             continue
 
 
-def compile_module(source: Path, *, sandbox: Sandbox = Sandbox.AUTO) -> list[str]:
-    """Compile a Turbo Pascal unit with its generated stdio host in the sandbox; return the command to run."""
+def compile_module(source: Path, *, sandbox: Sandbox = Sandbox.AUTO, contest: bool = False) -> list[str]:
+    """Compile a Turbo Pascal unit with its generated stdio host in the sandbox; return the command to run.
+
+    With contest, a module whose static data (its object file's .data and .bss) exceeds the
+    contest's 50 KB is refused (the source rules are checked when the BOT spec is read).
+    """
     try:
         data = source.read_bytes()
     except OSError as exc:
@@ -481,6 +406,8 @@ def compile_module(source: Path, *, sandbox: Sandbox = Sandbox.AUTO) -> list[str
     final = root / build_key(data, unit, fpc_version(fpc), includes)
     program = final / HOST
     if program.is_file():
+        if contest:
+            _check_static_data(final, unit, source.name)
         return [str(program)]
     isolation = resolve_sandbox(sandbox)
     try:
@@ -521,7 +448,20 @@ def compile_module(source: Path, *, sandbox: Sandbox = Sandbox.AUTO) -> list[str
             if leftover.exists():
                 shutil.rmtree(leftover, ignore_errors=True)
     _sweep_stale_builds(root)
+    if contest:
+        _check_static_data(final, unit, source.name)
     return [str(program)]
+
+
+def _check_static_data(build: Path, unit: str, shown: str) -> None:
+    """LaunchError when the module's static data exceeds the contest's limit (as its object file says)."""
+    try:
+        size = static_data_size((build / "units" / f"{unit}.o").read_bytes())
+    except OSError:
+        return  # no object file to measure (another toolchain layout): nothing to report
+    if size is not None and size > STATIC_DATA_LIMIT:
+        raise LaunchError(f"{shown}: the contest allows {STATIC_DATA_LIMIT // 1024} KB of static data; the module "
+                          f"has {size} bytes of variables and typed constants (rules=fpc turns the check off)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -58,7 +58,8 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
     """
     if spec.kind == BotKind.PASCAL:
         try:
-            binary = compile_module(Path(spec.target), sandbox=sandbox)
+            binary = compile_module(Path(spec.target), sandbox=sandbox,
+                                    contest=spec.options.get("rules", "contest") == "contest")
             spec = replace(spec, argv=(*spec.argv, *binary), files=os.path.dirname(binary[-1]))
         except LaunchError as exc:
             return Player(spec.name, StdioPeer(BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)),

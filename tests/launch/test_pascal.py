@@ -49,8 +49,12 @@ BOARD = {"cols": 5, "rows": 4, "heads": [[1, 1], [5, 4]], "dirs": [2, 6], "block
 
 
 def spec(path: Path) -> str:
-    """The BOT spec of a module, relative to the repository like a user would type it."""
-    return f"pascal:{path.relative_to(ROOT)}"
+    """The BOT spec of a module, relative to the repository like a user would type it.
+
+    The probe and the include test use what Free Pascal allows beyond the contest's rules.
+    """
+    tail = ":rules=fpc" if path in (PROBE, INCLUDED) else ""
+    return f"pascal:{path.relative_to(ROOT)}{tail}"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -463,7 +467,7 @@ def test_a_module_reading_a_secret_loses_and_the_secret_stays_out(built: dict[st
     for line, seat in (("{$I %ARENA_TEST_SECRET%}", 0), ("{$I /etc/hostname}", 1)):
         module = module_with(tmp_path, line)
         seats = [spec(INCLUDED), spec(INCLUDED)]
-        seats[seat] = f"pascal:{module}"
+        seats[seat] = f"pascal:{module}:rules=fpc"  # a directive: only Free Pascal's own rules let it compile
         path = tmp_path / f"{seat}.msgpack"
         result, _ = run("arrows", seats, BOARD, log=path)
         assert (result.reason, result.offender) == ("crash", seat)
