@@ -37,6 +37,7 @@ from arena.play.session import PlaySession, SeatPlan
 from arena.play.ui import Terminal, View, colour_wanted
 from arena.play.views import view_for
 
+HUMAN = "human"  # `--vs human`: another person at this terminal
 # "No clock": a week, far beyond any sitting (and below 2**31 ms, which the referee's poll
 # timeout cannot exceed).
 HUMAN_BUDGET_MS = 7 * 24 * 3600 * 1000
@@ -49,8 +50,8 @@ def register(sub: Any) -> argparse.ArgumentParser:
                        description="Play GAME against bots through the real referee, or watch bots play.")
     p.add_argument("game")
     p.add_argument("--vs", action="append", default=[], metavar="BOT",
-                   help="the bot to play against (repeat for games of more players; default: the strongest "
-                        "registered; none for one-player games)")
+                   help="the bot to play against, or `human` for another person at this terminal (repeat for "
+                        "games of more players; default: the strongest registered bot; none for one-player games)")
     p.add_argument("--first", choices=["human", "bot"], help="who moves first (default: human)")
     p.add_argument("--setup", metavar="FILE", help="setup file (JSON, TOML, or the game's own format)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -103,31 +104,27 @@ def _play(args: argparse.Namespace) -> int:
         vs: list[str] = []
     else:
         vs = args.vs or [default_bot(game)]
-    specs = _specs(game, vs)
-    players = 1 + len(specs)
+    # `--vs human` seats another person at this terminal (the hot seat); the rest are bots.
+    others: list[BotSpec | None] = [None if text == HUMAN else _specs(game, [text])[0] for text in vs]
+    players = 1 + len(others)
     try:
         game.check_players(players)
     except GameError as exc:
-        raise CliError(f"{exc} (you and one --vs BOT per other seat)") from None
+        raise CliError(f"{exc} (you and one --vs BOT or --vs human per other seat)") from None
     setup = resolve_setup(game.name, args.setup, args.set, players, seed)
     first = _first_mover(game, setup, players, seed)
-    human = first if args.first != "bot" else (first + 1) % players
+    you = first if args.first != "bot" else (first + 1) % players
     try:
         human_clock = ClockSettings(budget_ms=args.budget_ms or HUMAN_BUDGET_MS)
         bot_clock = ClockSettings(budget_ms=args.bot_budget_ms)
     except ClockError as exc:
         raise CliError(str(exc)) from None
-    bots = iter(specs)
-    seats = []
-    for seat in range(players):
-        if seat == human:
-            seats.append(SeatPlan("Human", None, human_clock))
-        else:
-            spec = next(bots)
-            label = "Computer" if len(specs) == 1 else f"Computer {seat + (seat < human)}"
-            seats.append(SeatPlan(label, spec, bot_clock))
-    names = [s.name for s in seats]
-    view = view_for(game.name, term, names, [human])
+    order = iter(others)
+    specs = [next(order) if seat != you else None for seat in range(players)]
+    names = seat_names(specs)
+    seats = [SeatPlan(name, spec, human_clock if spec is None else bot_clock) for name, spec in zip(names, specs)]
+    humans = [seat for seat, spec in enumerate(specs) if spec is None]
+    view = view_for(game.name, term, names, humans)
     log_path = Path(args.log) if args.log else default_log_path(f"play-{game.name}", seed)
     term.say(_lineup(game, seed, view, seats))
     session = PlaySession(game, setup, seed, seats, view, log_path, f"play-{game.name}-{seed}",
@@ -142,6 +139,23 @@ def _play(args: argparse.Namespace) -> int:
     if problem:
         print(f"warning: the saved log does not verify: {problem}", file=sys.stderr)
     return EXIT_OK
+
+
+def seat_names(specs: list[BotSpec | None]) -> list[str]:
+    """Display names: each bot by its own name (numbered when one plays twice), people as Human (1, 2, ...)."""
+    people = sum(spec is None for spec in specs)
+    names: list[str] = []
+    person = 0
+    for spec in specs:
+        if spec is None:
+            person += 1
+            names.append("Human" if people == 1 else f"Human {person}")
+            continue
+        name, n = spec.name, 2
+        while name in names:
+            name, n = f"{spec.name} {n}", n + 1
+        names.append(name)
+    return names
 
 
 def _specs(game: Game, texts: list[str]) -> list[BotSpec]:
@@ -164,7 +178,8 @@ def _lineup(game: Game, seed: int, view: View, seats: list[SeatPlan]) -> str:
     """Who plays which seat (and the seed, to play the same board again)."""
     parts = []
     for i, seat in enumerate(seats):
-        what = "you" if seat.spec is None else seat.spec.name
+        people = sum(s.spec is None for s in seats)
+        what = ("you" if people == 1 else "a person") if seat.spec is None else seat.spec.text
         parts.append(f"{view.name(i)} ({what}, seat {i})")
     return f"{game.name}, seed {seed}: " + " against ".join(parts) + "."
 
@@ -197,7 +212,7 @@ def _watch(args: argparse.Namespace, game: Game, term: Terminal, seed: int) -> i
         raise CliError(f"{exc} (one --watch BOT per seat)") from None
     setup = resolve_setup(game.name, args.setup, args.set, len(specs), seed)
     _first_mover(game, setup, len(specs), seed)
-    names = ["Computer"] if len(specs) == 1 else [f"Computer {i + 1}" for i in range(len(specs))]
+    names = seat_names(list(specs))
     view = view_for(game.name, term, names, [])
     shown, _ = game.start(setup, len(specs), seed)
     term.say(_lineup(game, seed, view, [SeatPlan(n, s, clock) for n, s in zip(names, specs)]))

@@ -131,7 +131,7 @@ class PlaySession:
         self.plies: queue.Queue[tuple[int, Move]] = queue.Queue()
         self.skip = 0  # plies of the running segment that replay moves already shown
         self.players: list[Player] = []
-        self.link: HumanLink | None = None
+        self.links: dict[int, HumanLink] = {}  # the people's seats (hot seat: more than one)
         self.undo_to: int | None = None
         self.resign_pending = False
         self.resigned = False  # the person gave up (q, Ctrl-D, Ctrl-C)
@@ -158,8 +158,8 @@ class PlaySession:
                 setup, offset, replay, clocks = self._take_back()
             return result
         finally:
-            if self.link is not None:
-                self.link.close()
+            for link in self.links.values():
+                link.close()
             outputs = {seat: p.process.output_text() for seat, p in enumerate(self.players)
                        if p.process is not None and p.process.output_text()}
             shutdown(hub, self.players)
@@ -175,11 +175,11 @@ class PlaySession:
         return None if verdict.ok else verdict.message
 
     def _launch(self, hub: Hub) -> None:
-        for seat in self.seats:
+        for number, seat in enumerate(self.seats):
             if seat.spec is None:
                 peer = hub.expect()
-                self.link = HumanLink(peer)
-                self.players.append(Player("human", peer, None, spec_text="human (terminal)"))
+                self.links[number] = HumanLink(peer, seat.name)
+                self.players.append(Player(seat.name, peer, None, spec_text="human (terminal)"))
             else:
                 self.players.append(launch_player(hub, seat.spec, self.limits))
 
@@ -204,9 +204,10 @@ class PlaySession:
         try:
             self._serve(thread, deque(replay))
         finally:
-            if thread.is_alive() and self.link is not None:
-                self.link.close()  # the referee sees the seat drop and ends the segment
-                self.link = None
+            if thread.is_alive() and self.links:
+                for link in self.links.values():
+                    link.close()  # the referee sees the seats drop and ends the segment
+                self.links = {}
             thread.join(JOIN_S)
             if not thread.is_alive() and "error" not in box:
                 self.record.add_segment(recorder.records, offset)
@@ -216,7 +217,11 @@ class PlaySession:
 
     def _serve(self, thread: threading.Thread, replay: deque[Move]) -> None:
         """Answer the person's seat until the segment's referee is done."""
-        assert self.link is not None  # narrowing: a person sits at the board
+        poller = zmq.Poller()
+        seat_of = {}
+        for seat, link in self.links.items():
+            poller.register(link.sock, zmq.POLLIN)
+            seat_of[link.sock] = seat
         quiet_since, told = time.monotonic(), False
         while True:
             if self._show_plies():
@@ -225,7 +230,9 @@ class PlaySession:
                 self._show_plies()
                 return
             try:
-                message = self.link.receive(POLL_MS)
+                ready = poller.poll(POLL_MS)
+                seat = seat_of[ready[0][0]] if ready else None
+                message = self.links[seat].receive(0) if seat is not None else None
             except KeyboardInterrupt:
                 if self.resign_pending:
                     raise
@@ -239,31 +246,34 @@ class PlaySession:
                     self.term.say(f"({self.view.name(mover)} is thinking...)")
                     told = True
                 continue
+            assert seat is not None  # a message came from one of the people's seats
             kind = message.get("type")
             if kind == "init":
-                self.link.send({"type": "ready", "seq": message["seq"]})
+                self.links[seat].send({"type": "ready", "seq": message["seq"]})
             elif kind == "turn":
                 self._show_plies()
                 quiet_since, told = time.monotonic(), False
-                self._answer(message["seq"], replay)
+                self._answer(seat, message["seq"], replay)
 
-    def _answer(self, seq: int, replay: deque[Move]) -> None:
-        """Answer one turn of the person's seat: a replayed move, the person's move, or leaving."""
-        assert self.link is not None
+    def _answer(self, seat: int, seq: int, replay: deque[Move]) -> None:
+        """Answer one turn of a person's seat: a replayed move, the person's move, or leaving."""
+        link = self.links[seat]
         if replay:
-            self.link.send({"type": "move", "seq": seq, "move": replay.popleft()})
+            link.send({"type": "move", "seq": seq, "move": replay.popleft()})
             return
+        if len(self.humans) > 1:  # the hot seat: say whose turn it is
+            self.term.say(f"{self.view.name(seat)} to move.")
         answer = Command.RESIGN if self.resign_pending else self._ask()
         if answer is Command.RESIGN:
             self.resigned = True
         if answer is Command.UNDO or answer is Command.RESIGN:
             own = self.view.resign_move() if answer is Command.RESIGN else None
             if own is not None:
-                self.link.send({"type": "move", "seq": seq, "move": own})
+                link.send({"type": "move", "seq": seq, "move": own})
             else:
-                self.link.send({"type": "resign", "seq": seq})
+                link.send({"type": "resign", "seq": seq})
             return
-        self.link.send({"type": "move", "seq": seq, "move": answer})
+        link.send({"type": "move", "seq": seq, "move": answer})
 
     def _ask(self) -> Move | Command:
         """The person's move or command (help is handled here; a take-back is checked first)."""
@@ -332,7 +342,8 @@ class PlaySession:
     def _take_back(self) -> tuple[dict[str, Any], int, list[Move], list[ClockSettings]]:
         """Return to the position before the person's last move; the next segment's start."""
         assert self.undo_to is not None  # narrowing: called after a take-back was accepted
-        target, human = self.undo_to, self.humans[0]
+        target = self.undo_to
+        human = self.moves[target][0]  # the person whose move is taken back
         taken = [f"{self.view.name(seat)} {self.game.render_move(m)}" for seat, m in self.moves[target:]]
         self.record.take_back(target, human)
         del self.moves[target:]

@@ -67,6 +67,8 @@ class Terminal:
     def __init__(self, colour: bool, out: TextIO | None = None) -> None:
         self.colour = colour
         self.out = out or sys.stdout
+        if sys.stdin.isatty():
+            import readline  # noqa: F401 - input() gains line editing and history at a terminal
         encoding = (getattr(self.out, "encoding", "") or "").lower().replace("-", "")
         self.unicode = encoding in ("utf8", "utf8sig")  # arrows as glyphs, else digits
 
@@ -187,13 +189,24 @@ class View:
         return f"{who} won." + (f" (scores: {scores})" if self.show_scores else "")
 
     def read(self, prompt: str) -> str | Command:
-        """A line of input, or the command it names; end of input counts as `q`."""
+        """A line of input, or the command it names; end of input counts as `q`; `q` asks first."""
+        while True:
+            try:
+                text = self.term.ask(self.term.paint(prompt, "bold")).strip()
+            except EndOfInput as why:
+                self.term.say(f"({why}: resigning)")
+                return Command.RESIGN
+            command = COMMANDS.get(text.lower(), text)
+            if command is not Command.RESIGN or self.confirm("Resign the game? [y/N] "):
+                return command
+
+    def confirm(self, question: str) -> bool:
+        """A yes/no answer (end of input: yes, the person has left)."""
         try:
-            text = self.term.ask(self.term.paint(prompt, "bold")).strip()
-        except EndOfInput as why:
-            self.term.say(f"({why}: resigning)")
-            return Command.RESIGN
-        return COMMANDS.get(text.lower(), text)
+            answer = self.term.ask(self.term.paint(question, "bold")).strip().lower()
+        except EndOfInput:
+            return True
+        return answer in ("y", "yes")
 
     def refuse(self, reason: str) -> None:
         """Tell the person why the input is not a move (a new prompt follows)."""

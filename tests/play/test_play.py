@@ -20,7 +20,7 @@ from tests.helpers import ROOT
 
 CONTEST = ROOT / "configs" / "setups" / "arrows-contest.dat"
 ENV = {**os.environ, "NO_COLOR": "1", "PYTHONUTF8": "1", "TERM": "xterm"}
-BLOCKING_END = r"(Human|Computer) cannot choose free field\. (Human|Computer) won\."
+BLOCKING_END = r"(Human|random|sequential|maxblock) cannot choose free field\. (Human|random|sequential|maxblock) won\."
 
 
 def play(*args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
@@ -76,7 +76,7 @@ def test_blocking_seed_session_refuses_bad_cells_and_plays_to_the_end(tmp_path: 
     child.expect(r"XXX---\r?\n")  # the seed's first picture: the field and its neighbours blocked
     tried_blocked, computer_moves = False, 0
     while True:
-        index = child.expect([r"Computer chose row (\d+) and column (\d+)\.", "Choose row:", BLOCKING_END])
+        index = child.expect([r"random chose row (\d+) and column (\d+)\.", "Choose row:", BLOCKING_END])
         if index == 0:
             state.apply([int(child.match.group(1)), int(child.match.group(2))])
             computer_moves += 1
@@ -96,7 +96,7 @@ def test_blocking_seed_session_refuses_bad_cells_and_plays_to_the_end(tmp_path: 
             loser, winner = child.match.group(1), child.match.group(2)
             break
     assert tried_blocked and computer_moves >= 1
-    assert state.is_over() and {loser, winner} == {"Human", "Computer"}
+    assert state.is_over() and {loser, winner} == {"Human", "random"}
     path = finish(child)
     log = read_log(path)
     assert log.result is not None and log.result["reason"] == "blocked"
@@ -113,17 +113,19 @@ def test_blocking_take_back_and_resign(tmp_path: Path) -> None:
     child.expect("Nothing to take back yet")
     child.expect("Choose row:")
     child.sendline("0 6")  # row and column at once
-    child.expect(r"Computer chose row 0 and column 0\.")  # sequential: the first free field
+    child.expect(r"sequential chose row 0 and column 0\.")  # sequential: the first free field
     child.expect("Choose row:")
     child.sendline("u")
-    child.expect(r"Taken back: Human row 0 and column 6, Computer row 0 and column 0\.")
+    child.expect(r"Taken back: Human row 0 and column 6, sequential row 0 and column 0\.")
     child.expect(r"\r\n0 -------\r\n")  # the empty board again
     child.expect("Choose row:")
     child.sendline("3 3")
-    child.expect(r"Computer chose row 0 and column 0\.")
+    child.expect(r"sequential chose row 0 and column 0\.")
     child.expect("Choose row:")
     child.sendline("q")
-    child.expect(r"Human resigned\.\r?\nComputer won\.")
+    child.expect(r"Resign the game\? \[y/N\]")
+    child.sendline("y")
+    child.expect(r"Human resigned\.\r?\nsequential won\.")
     path = finish(child)
     log = read_log(path)
     assert [m["move"] for m in log.moves] == [[3, 3], [0, 0]]
@@ -164,7 +166,7 @@ def test_arrows_contest_board_person_second_two_take_backs_verified_log(tmp_path
                  "--budget-ms", "10000", "--log", str(tmp_path / "arrows.msgpack"))
     child.expect(r"Human \(you, seat 1\)")
     undos, typed, refused = 0, 0, False  # typed: moves the person typed, taken back or not
-    announce = r"Computer put an arrow on \[(\d+), (\d+)\] pointing \S+ ([A-Z]+) \((\d)\)\."
+    announce = r"greedy put an arrow on \[(\d+), (\d+)\] pointing \S+ ([A-Z]+) \((\d)\)\."
     while True:
         index = child.expect([announce, r"Direction \(0-7", r"is blocked: its head .*\r?\n(\w+) won\."])
         if index == 0:
@@ -210,7 +212,7 @@ def test_arrows_end_of_input_resigns_with_255(tmp_path: Path) -> None:
                  "--log", str(tmp_path / "eof.msgpack"))
     child.expect(r"Direction \(0-7")
     child.sendeof()
-    child.expect(r"Human resigned\.\r?\nComputer won\.")
+    child.expect(r"Human resigned\.\r?\nrandom won\.")
     path = finish(child)
     log = read_log(path)
     assert [m["move"] for m in log.moves] == [255]
@@ -228,8 +230,8 @@ def test_watch_two_bots_plain_output_when_not_a_terminal(tmp_path: Path) -> None
                          capture_output=True, text=True, cwd=ROOT, timeout=60, env={**os.environ, "TERM": "xterm"},
                          check=False)
     assert out.returncode == 0, out.stderr
-    assert "Computer 1 chose row" in out.stdout and "Computer 2 chose row" in out.stdout
-    assert re.search(BLOCKING_END.replace("Human|Computer", r"Computer \d"), out.stdout)
+    assert "random chose row" in out.stdout and "maxblock chose row" in out.stdout
+    assert re.search(BLOCKING_END, out.stdout)
     assert "\x1b[" not in out.stdout  # piped output is plain text
     assert replay_verify(tmp_path / "watch.msgpack").returncode == 0
 
@@ -251,6 +253,8 @@ def test_tiles_colours_refusal_take_back_and_resign(tmp_path: Path) -> None:
     child.expect("Taken back")
     child.expect("Your move")
     child.sendline("q")
+    child.expect(r"Resign the game\? \[y/N\]")
+    child.sendline("y")
     child.expect(r"resigned\.")
     path = finish(child)
     assert kinds(path).count("undo") == 1 and read_log(path).moves == []
@@ -275,6 +279,8 @@ def test_tenten_solo_drops_take_back_and_stop(tmp_path: Path) -> None:
     child.expect("Taken back")
     child.expect("Drop")
     child.sendline("q")
+    child.expect(r"Resign the game\? \[y/N\]")
+    child.sendline("y")
     child.expect(r"Human resigned\.\r?\nGame over: score \d+\.")
     path = finish(child)
     assert len(read_log(path).moves) == 1 and kinds(path).count("undo") == 1
@@ -290,11 +296,13 @@ def test_blocky_refusals_then_pass_and_resign(tmp_path: Path) -> None:
     child.sendline("paint 99,0 1")
     child.expect("off the board")
     child.sendline("pass")
-    child.expect("Computer played")
+    child.expect("random played")
     child.expect("Your move")
     child.sendline("u")
     child.expect("Taking back is not possible in blocky against bots")
     child.sendline("q")
+    child.expect(r"Resign the game\? \[y/N\]")
+    child.sendline("y")
     child.expect(r"Human resigned\.")
     path = finish(child)
     assert read_log(path).moves[0]["move"] == ["pass"]
@@ -308,3 +316,46 @@ def test_bad_command_lines_are_one_line_errors() -> None:
         out = subprocess.run([sys.executable, "-m", "arena.cli", "play", *args], capture_output=True, text=True,
                              cwd=ROOT, timeout=60, check=False)
         assert out.returncode == 2 and message in out.stderr and len(out.stderr.splitlines()) == 1, out.stderr
+
+
+# --- the hot seat: several people at one terminal ----------------------------------------
+
+
+def test_two_people_piped_blocking_the_first_wins_and_the_log_verifies(tmp_path: Path) -> None:
+    log = tmp_path / "hot.msgpack"
+    out = subprocess.run([sys.executable, "-m", "arena.cli", "play", "blocking", "--vs", "human", "--set", "rows=1",
+                          "--set", "cols=3", "--log", str(log)], input="0 1\n", capture_output=True, text=True,
+                         cwd=ROOT, timeout=60, check=False)
+    assert out.returncode == 0, out.stderr
+    assert "Human 1 (you" not in out.stdout and "Human 1 (a person, seat 0) against Human 2 (a person, seat 1)" \
+        in out.stdout
+    assert "Human 1 to move." in out.stdout and "Human 2 cannot choose free field. Human 1 won." in out.stdout
+    assert read_log(log).result["ranks"] == [1, 2]
+    assert replay_verify(log).returncode == 0
+
+
+def test_three_people_play_blocky_to_the_end_and_take_back(tmp_path: Path) -> None:
+    child = play("blocky", "--vs", "human", "--vs", "human", "--seed", "6", "--set", "turns=2",
+                 "--log", str(tmp_path / "blocky.msgpack"))
+    child.expect(r"Human 1 \(a person, seat 0\) against Human 2 \(a person, seat 1\) against Human 3 \(a person, seat 2\)")
+    movers, undone = [], False
+    while True:
+        index = child.expect([r"(Human \d) to move\.", r"log: (\S+)\r?\n"])
+        if index == 1:
+            break
+        movers.append(child.match.group(1))
+        child.expect("Your move")
+        if len(movers) == 3 and not undone:
+            child.sendline("u")  # Human 3 takes back Human 2's move: Human 2 moves again
+            child.expect("Taken back: ")
+            undone = True
+            continue
+        child.sendline("pass")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert movers[:4] == ["Human 1", "Human 2", "Human 3", "Human 2"]
+    assert len(movers) == 3 * 2 + 2  # two rounds of three, plus the take-back's two prompts
+    log = tmp_path / "blocky.msgpack"
+    assert [r["kind"] for r in read_log(log).records].count("undo") == 1
+    assert replay_verify(log).returncode == 0
