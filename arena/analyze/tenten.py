@@ -1,7 +1,7 @@
 """`arena analyze tenten SETUP`: the greedy and the optimal score of a finite block sequence.
 
-Greedy is the seed's play_greedy (each round, the order and placements that score most in
-that round alone); optimal is the seed's highest_score (the best total over the whole
+Greedy is the assignment's play_greedy (each round, the order and placements that score most in
+that round alone); optimal is the assignment's highest_score (the best total over the whole
 sequence), found by the exact search of bots/tenten/optimal.py. For each the report gives
 the score, the search states visited and the time taken, then the optimal moves.
 
@@ -48,7 +48,7 @@ def start(setup: Mapping[str, Any]) -> TentenState:
 
 
 def play_greedy(state: TentenState) -> Result:
-    """The seed's play_greedy from state: round by round the best plan for that round alone."""
+    """The assignment's play_greedy from state: round by round the best plan for that round alone."""
     from bots.tenten.simple import RoundPlanner
 
     started = time.perf_counter()
@@ -69,7 +69,7 @@ def play_greedy(state: TentenState) -> Result:
 
 
 def highest_score(state: TentenState, max_seconds: float | None = None) -> Result:
-    """The seed's highest_score from state: the exact best total (or the best found in time)."""
+    """The assignment's highest_score from state: the exact best total (or the best found in time)."""
     from bots.tenten.lookahead import SearchTimeout
     from bots.tenten.optimal import SequenceSolver, greedy_line, lookahead_line, split_rounds
 

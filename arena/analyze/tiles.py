@@ -17,14 +17,14 @@ def add_tiles_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `arena analyze tiles`."""
     parser.add_argument("--experiment", action="store_true",
                         help="play Monte-Carlo moves to the end, then undo them one by one, "
-                             "timing the exact searches at every step (the seed's doeExperiment)")
+                             "timing the exact searches at every step (the assignment's doeExperiment)")
     parser.add_argument("--simulations", type=positive_int, default=100,
                         help="Monte-Carlo playouts per move (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo playouts")
     parser.add_argument("--max-states", type=positive_int, default=20_000_000,
                         help="give up a plain negamax after this many states (default 20000000)")
     parser.add_argument("--max-seconds", type=positive_seconds, default=300.0,
-                        help="give up any one search after this long (default 300, the seed's "
+                        help="give up any one search after this long (default 300, the assignment's "
                              "five minutes)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -185,5 +185,5 @@ def _time(report: SearchReport | None) -> str:
 
 
 register_analyzer(Analyzer("tiles", "best score and move by plain negamax and alpha-beta, "
-                                    "and the Monte-Carlo move (--experiment: the seed's experiment)",
+                                    "and the Monte-Carlo move (--experiment: the assignment's experiment)",
                            add_tiles_arguments, run_tiles))

@@ -9,8 +9,8 @@ in play (an empty pot with half-empty plates) cannot always be written as a pot 
 `to_setup` only uses it then.
 
 Rows, plates and seats are numbered from 0 in moves, setups and messages.
-The seed's text format (`.txt`, `.tiles`) is read by `parse_setup_file` and written by
-`setup_to_text`; `distinct_moves` is the seed's `bepaalVerschillendeZetten`.
+The assignment's text format (`.txt`, `.tiles`) is read by `parse_setup_file` and written by
+`setup_to_text`; `distinct_moves` is the assignment's `bepaalVerschillendeZetten`.
 """
 
 from __future__ import annotations
@@ -374,16 +374,16 @@ def check_row(row: tuple[int, int], seat: int, j: int, length: int) -> list[int]
     return [y, b]
 
 
-# --- the seed's text format ---------------------------------------------------------------
+# --- the assignment's text format ---------------------------------------------------------------
 
 
 def setup_from_text(data: bytes) -> dict[str, Any]:
-    """Parse the seed's text format; every error names the line it is on."""
+    """Parse the assignment's text format; every error names the line it is on."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SetupError(NAME, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    # Blank lines carry nothing in the seed's format (it reads with `fin >>`); skip them.
+    # Blank lines carry nothing in the assignment's format (it reads with `fin >>`); skip them.
     lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
     cursor = iter(lines)
     last = [0]
@@ -441,7 +441,7 @@ def setup_from_text(data: bytes) -> dict[str, Any]:
 
 
 def setup_to_text(setup: Mapping[str, Any]) -> str:
-    """The setup in the seed's text format; refuses plates that no pot can produce."""
+    """The setup in the assignment's text format; refuses plates that no pot can produce."""
     valid = GAME.validate_setup(setup)
     pot = valid["pot"]
     if "plate_tiles" in valid:

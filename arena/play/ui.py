@@ -254,7 +254,7 @@ class BlockingView(View):
     def board(self, state: State, last: tuple[int, Move] | None = None) -> str:
         assert isinstance(state, BlockingState)
         width = len(str(state.cols - 1))
-        sep = "" if width == 1 else " "  # single digits keep the seed's compact rows
+        sep = "" if width == 1 else " "  # single digits keep the assignment's compact rows
         pad = len(str(state.rows - 1))
         head = " " * (pad + 1) + sep.join(f"{c:>{width}}" for c in range(state.cols))
         lines = [self.term.paint(head, "dim")]

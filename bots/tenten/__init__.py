@@ -1,4 +1,4 @@
-"""Reference bots for tenten (1010!): random, the seed's round-greedy player, lookahead and optimal."""
+"""Reference bots for tenten (1010!): random, the assignment's round-greedy player, lookahead and optimal."""
 
 from bots.tenten.lookahead import LookaheadBot
 from bots.tenten.optimal import OptimalBot

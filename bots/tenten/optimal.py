@@ -1,4 +1,4 @@
-"""tenten `optimal`: the exact best score of a known finite `sequence` (the seed's highest_score).
+"""tenten `optimal`: the exact best score of a known finite `sequence` (the assignment's highest_score).
 
 The search is a depth-first backtracking over every order of each round's blocks and every
 placement, with three things that make it practical:
@@ -14,7 +14,7 @@ placement, with three things that make it practical:
   is convex); (2) every cell an emptying removes was filled once, by the board or by a dot
   to come, and n lines of r rows and c columns hold size·n − r·c cells, so the bonus is at
   most the best knapsack of per-drop clears into the cells there are;
-- **a start** — the best known total starts at what the greedy player (the seed's
+- **a start** — the best known total starts at what the greedy player (the assignment's
   play_greedy) and the lookahead player score on the same sequence, so the bound bites
   from the first node and the answer can never be below greedy.
 
@@ -336,7 +336,7 @@ def follow(state: TentenState, choose_round: Any) -> Line:
 
 
 def greedy_line(state: TentenState) -> Line:
-    """What the greedy player (the seed's play_greedy) scores from state, and its drops."""
+    """What the greedy player (the assignment's play_greedy) scores from state, and its drops."""
     return follow(state, lambda s: [Drop(shape, p) for _, shape, p in greedy_round(s)])
 
 

@@ -1,4 +1,4 @@
-"""The reference players: random drops and the seed's round-greedy `play_greedy`."""
+"""The reference players: random drops and the assignment's round-greedy `play_greedy`."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def _covers(shape: Block) -> tuple[int, int]:
 
 
 def plan_round(state: TentenState) -> list[Step]:
-    """The seed's play_greedy for the blocks still on offer: the plan scoring most this round."""
+    """The assignment's play_greedy for the blocks still on offer: the plan scoring most this round."""
     shapes = tuple(sorted(state.offer))
     _, drops = RoundPlanner(state.size).best(state.board, shapes)
     steps: list[Step] = []
@@ -120,7 +120,7 @@ class GreedyBot(GameBot):
     name = "greedy"
     strength = 2
     game = "tenten"
-    description = "best order and placements for the current round (the seed's play_greedy)"
+    description = "best order and placements for the current round (the assignment's play_greedy)"
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
