@@ -102,12 +102,17 @@ def play_one(args: argparse.Namespace) -> MatchResult:
     names = [b.name for b in bots]
     show: Callable[[State, int, Any], None] | None = None
     if args.show:
+        from arena.play.ui import Terminal, colour_wanted
+        from arena.play.views import view_for
+
+        # The terminal view of `arena play`: the board with coordinates along its edges.
+        view = view_for(game.name, Terminal(colour_wanted("auto", sys.stdout)), names, [])
         initial, _ = game.start(setup, len(bots), seed)
-        print(initial.render(), flush=True)
+        print(view.board(initial), flush=True)
 
         def show(state: State, seat: int, move: Any) -> None:
             print(f"\n{names[seat]} (seat {seat}) chose {game.render_move(move)}.", flush=True)
-            print(state.render(), flush=True)
+            print(view.board(state, (seat, move)), flush=True)
 
     from arena.logs.signing import (
         user_key,  # the log is signed with the user's key (protocol/LOGS.md)
