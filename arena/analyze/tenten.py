@@ -12,10 +12,11 @@ only when it runs.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO, cast
 
@@ -68,8 +69,12 @@ def play_greedy(state: TentenState) -> Result:
     return Result(trial.points - state.points, visited, time.perf_counter() - started, True, moves)
 
 
-def highest_score(state: TentenState, max_seconds: float | None = None) -> Result:
-    """The assignment's highest_score from state: the exact best total (or the best found in time)."""
+def highest_score(state: TentenState, max_seconds: float | None = None,
+                  progress: Callable[[int, int | None, float], None] | None = None) -> Result:
+    """The assignment's highest_score from state: the exact best total (or the best found in time, or by Ctrl-C).
+
+    progress(states visited, best points so far, seconds left) is called about twice a second.
+    """
     from bots.tenten.lookahead import SearchTimeout
     from bots.tenten.optimal import SequenceSolver, greedy_line, lookahead_line, split_rounds
 
@@ -81,10 +86,13 @@ def highest_score(state: TentenState, max_seconds: float | None = None) -> Resul
     # The greedy and lookahead totals are the floor the search must beat (see optimal.py).
     line = max((greedy_line(state), lookahead_line(state)), key=lambda found: found.points)
     deadline = float("inf") if max_seconds is None else time.monotonic() + max_seconds
+    if progress is not None:
+        floor = line.points
+        solver.progress = lambda nodes, best: progress(nodes, max(floor, best or 0), deadline - time.monotonic())
     finished = True
     try:
         found = solver.solve(state.board, 0, tuple(sorted(state.offer)), line.points + 1, deadline)
-    except SearchTimeout:
+    except (SearchTimeout, KeyboardInterrupt):  # out of time, or stopped by the person: the best line so far
         found, finished = solver.found, False
     if found is not None:
         line = found
@@ -98,12 +106,13 @@ def highest_score(state: TentenState, max_seconds: float | None = None) -> Resul
 
 
 def analyze_tenten(
-    setup: Mapping[str, Any], out: TextIO, max_seconds: float | None = None, as_json: bool = False
+    setup: Mapping[str, Any], out: TextIO, max_seconds: float | None = None, as_json: bool = False,
+    progress: Callable[[int, int | None, float], None] | None = None,
 ) -> None:
     """Print the greedy and the optimal score of setup's sequence, with states and times."""
     state = start(setup)
     greedy = play_greedy(state)
-    best = highest_score(state, max_seconds)
+    best = highest_score(state, max_seconds, progress)
     if as_json:
         out.write(json.dumps({"greedy": asdict(greedy), "optimal": asdict(best)}) + "\n")
         return
@@ -136,10 +145,44 @@ def run_tenten(args: argparse.Namespace, setup: dict[str, Any]) -> int:
     if not args.max_seconds > 0:
         raise CliError(f"--max-seconds must be positive, got {args.max_seconds}")
     try:
-        analyze_tenten(setup, sys.stdout, args.max_seconds, args.json)
+        start(setup)  # a setup that cannot be analysed is said before anything else
     except SetupError as exc:
         raise CliError(f"{args.setup}: {exc}") from None
+    limit = f"up to {args.max_seconds:g} s (--max-seconds)"
+    print(f"arena analyze tenten: the exact search runs for {limit}; Ctrl-C stops it and reports the best "
+          "line found so far", file=sys.stderr, flush=True)
+    watcher = ProgressLine(sys.stderr) if sys.stderr.isatty() else None
+    report = io.StringIO()  # printed once the progress line is finished
+    try:
+        analyze_tenten(setup, report, args.max_seconds, args.json, watcher)
+    except SetupError as exc:
+        raise CliError(f"{args.setup}: {exc}") from None
+    finally:
+        if watcher is not None:
+            watcher.close()
+    sys.stdout.write(report.getvalue())
     return EXIT_OK
+
+
+class ProgressLine:
+    """One line on a terminal, rewritten in place: states searched, the best score so far, the time left."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.shown = False
+
+    def __call__(self, nodes: int, best: int | None, left_s: float) -> None:
+        """Show the search's progress."""
+        left = "" if left_s == float("inf") else f", {max(0.0, left_s):.0f} s left"
+        self.stream.write(f"\rsearching: {nodes:,} states, best score so far {best}{left}   ")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        """End the line."""
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
 
 
 register_analyzer(Analyzer("tenten", "greedy and optimal scores of a finite block sequence",

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, cast
@@ -57,6 +57,7 @@ from bots.tenten.simple import plan_round as greedy_round
 
 MAX_TABLE = 3_000_000  # entries before the table is dropped (it is only a cache)
 CHECK_EVERY = 1024  # nodes between two looks at the clock
+PROGRESS_EVERY_S = 0.5  # how often a watcher of the search hears from it
 LOOKAHEAD_SHARE = 0.2  # of the first search's budget for the lookahead line it starts from
 LONG = 90  # drops to come beyond which the bonus bound falls back to a cheaper, looser one
 
@@ -149,6 +150,9 @@ class SequenceSolver:
             self.later_spans[j] = tuple(sorted(self.later_spans[j + 1] + more, reverse=True))
         self.table: dict[Node, tuple[int, int, Drop | None]] = {}
         self.found: Line | None = None  # the best line of the last solve, even a stopped one
+        # progress(states visited, best points proven so far or None): called about twice a second
+        self.progress: Callable[[int, int | None], None] | None = None
+        self._next_report = 0.0
         self.nodes = 0
         self.deadline = float("inf")
 
@@ -237,8 +241,13 @@ class SequenceSolver:
             if value > stored_need or need >= stored_need:
                 return value
         self.nodes += 1
-        if not self.nodes % CHECK_EVERY and time.monotonic() > self.deadline:
-            raise SearchTimeout
+        if not self.nodes % CHECK_EVERY:
+            now = time.monotonic()
+            if now > self.deadline:
+                raise SearchTimeout
+            if self.progress is not None and now >= self._next_report:
+                self._next_report = now + PROGRESS_EVERY_S
+                self.progress(self.nodes, self.found.points if self.found is not None else None)
         best, best_drop = 0, None  # no drop at all: the game is over, nothing more to score
         for gained, child, drop in self.children(node):
             floor = max(need, best)  # a child must beat this to matter

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from arena.cli.main import main
 from arena.games.base import SetupError
 from arena.games.tenten import GAME
 from tests.bots.test_tenten_strong import exact, short_sequence
+from tests.helpers import ROOT
 
 DEMO = Path(__file__).resolve().parents[2] / "configs" / "setups" / "tenten-sequence.json"
 DOT = [[0, 0]]
@@ -110,3 +112,18 @@ def test_the_installed_command_analyzes_the_demo_sequence() -> None:
     assert optimal >= greedy > 0
     moves = json.loads("[" + lines[3].split(": ", 1)[1].replace("] [", "], [") + "]")
     assert len(moves) == 12 and replayed_points(json.loads(DEMO.read_text()), moves) == optimal
+
+
+def test_the_limit_is_said_at_the_start_and_a_progress_line_runs_on_a_terminal() -> None:
+    import pexpect
+
+    child = pexpect.spawn(sys.executable, ["-m", "arena.cli", "analyze", "tenten",
+                                           "configs/setups/tenten-sequence.json", "--max-seconds", "3"],
+                          encoding="utf-8", timeout=60, cwd=str(ROOT), env={**os.environ, "NO_COLOR": "1"})
+    child.expect(r"the exact search runs for up to 3 s \(--max-seconds\); Ctrl-C stops it")
+    child.expect(r"searching: [\d,]+ states, best score so far \d+, \d+ s left")
+    child.expect(r"\r?\ntenten 10x10, 12 blocks offered 3 per round")
+    child.expect(r"optimal \(highest_score\)\s+score\s+\d+")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
