@@ -430,7 +430,13 @@ class Tenten(Game):
     def describe_event(self, payload: Any) -> str:
         """An offer of blocks."""
         if isinstance(payload, dict) and "offer" in payload:
-            return f"referee offers {len(payload['offer'])} block(s): {short_json(payload['offer'], 200)}"
+            try:
+                drawn = ["/".join(block_picture([tuple(dot) for dot in block])) for block in payload["offer"]]
+            except (TypeError, ValueError):  # not blocks: shown as they are
+                return f"referee offers {short_json(payload['offer'], 200)}"
+            count = len(drawn)
+            # Each block top row first, rows split by '/': '#' a dot, '@' the dot on the anchor.
+            return f"referee offers {count} block{'s' if count != 1 else ''}: " + "   ".join(drawn)
         return super().describe_event(payload)
 
     def validate_setup(self, setup: Mapping[str, Any], players: int = 1) -> dict[str, Any]:

@@ -1,0 +1,52 @@
+"""The match page in real Chromium keeps its layout from ply to ply, and tenten's offers read as pictures."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.logs.matchlog import read_log
+from arena.viewer.page import write_match_page
+from tests.viewer.browser import Watched
+from tests.viewer.matches import GAMES, play
+from tests.viewer.test_browser import at_ply
+
+
+def boxes(page: Any) -> tuple[float, float, float]:
+    """The widths of the board's stage, the side panels and the move panel."""
+    stage = page.locator("#stage").bounding_box()
+    aside = page.locator("aside").bounding_box()
+    ply = page.locator("#ply").bounding_box()
+    return round(stage["width"], 1), round(aside["width"], 1), round(ply["width"], 1)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_panels_keep_their_width_through_the_match(open_page: Callable[..., Watched], game: str,
+                                                       tmp_path: Path) -> None:
+    log = play(game, tmp_path)
+    html = write_match_page(read_log(log), tmp_path / f"{game}.html")
+    watched = open_page(html)
+    page = watched.page
+    plies = len(read_log(log).moves)
+    at_ply(page, 0)
+    first = boxes(page)
+    page.screenshot(path=str(tmp_path / "first.png"))
+    for ply in range(1, plies + 1):
+        page.keyboard.press("ArrowRight")
+        at_ply(page, ply)
+        assert boxes(page) == first, f"{game}: the layout moved at ply {ply}"
+    page.screenshot(path=str(tmp_path / "last.png"))
+    assert (tmp_path / "first.png").stat().st_size > 1000 and (tmp_path / "last.png").stat().st_size > 1000
+    assert watched.errors == [] and watched.network() == []
+
+
+def test_tenten_offers_are_drawn_not_dumped(open_page: Callable[..., Watched], tmp_path: Path) -> None:
+    log = play("tenten", tmp_path)
+    watched = open_page(write_match_page(read_log(log), tmp_path / "tenten.html"))
+    page = watched.page
+    at_ply(page, 0)
+    text = page.inner_text("#events")
+    assert "referee offers 3 blocks: " in text and "[[" not in text and "@" in text
