@@ -359,3 +359,15 @@ def test_three_people_play_blocky_to_the_end_and_take_back(tmp_path: Path) -> No
     log = tmp_path / "blocky.msgpack"
     assert [r["kind"] for r in read_log(log).records].count("undo") == 1
     assert replay_verify(log).returncode == 0
+
+
+def test_the_prompt_has_line_editing_at_a_terminal(tmp_path: Path) -> None:
+    # Typed "1", then Left, then "0 ": with readline the line is "0 1", a legal move on 1 x 3.
+    child = play("blocking", "--vs", "human", "--set", "rows=1", "--set", "cols=3", "--log",
+                 str(tmp_path / "edit.msgpack"))
+    child.expect("Choose row")
+    child.send("1")
+    child.send("\x1b[D")
+    child.send("0 \r")
+    child.expect("Human 2 cannot choose free field. Human 1 won.")
+    finish(child)
