@@ -81,23 +81,13 @@ def parse_key_values(pairs: Iterable[str]) -> dict[str, Any]:
 
 def options_of(cls: type[Bot]) -> tuple[str, ...]:
     """The keyword options a bot class accepts, from its constructors: name=default (JSON)."""
-    found: dict[str, str] = {}
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None or klass is object:
-            continue
-        for param in inspect.signature(init).parameters.values():
-            if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
-                continue
-            if param.name == "self" or param.default is param.empty:
-                continue
-            default = param.default
-            try:
-                shown = param.name if default is None else f"{param.name}={json.dumps(default)}"
-            except TypeError:  # not a value a spec could give: shown as Python writes it
-                shown = f"{param.name}={default!r}"
-            found.setdefault(param.name, shown)
-    return tuple(found.values())
+    shown = []
+    for name, default in _defaults(cls).items():
+        try:
+            shown.append(name if default is None else f"{name}={json.dumps(default)}")
+        except TypeError:  # not a value a spec could give: shown as Python writes it
+            shown.append(f"{name}={default!r}")
+    return tuple(shown)
 
 
 def _defaults(cls: type[Bot]) -> dict[str, Any]:
@@ -108,6 +98,8 @@ def _defaults(cls: type[Bot]) -> dict[str, Any]:
         if init is None or klass is object:
             continue
         for param in inspect.signature(init).parameters.values():
+            if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+                continue
             if param.name != "self" and param.default is not param.empty:
                 found.setdefault(param.name, param.default)
     return found

@@ -15,7 +15,7 @@ from zmq.utils.monitor import recv_monitor_message
 
 from arena.launch.launcher import HUB_PREFIX  # the launcher removes what a killed worker left
 from arena.match.trace import TraceTap, quote_bytes
-from arena.match.transport import Inbox, SeatState
+from arena.match.transport import Inbox, InboxTransport, SeatState
 from protocol.codec import ProtocolError, decode_from_bot, encode
 from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
 
@@ -28,7 +28,7 @@ _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
 
 
-class Peer:
+class Peer(InboxTransport):
     """One seat's own ROUTER socket and the bot connection that presented its token.
 
     Each seat gets its own socket (and ipc endpoint), so a dropped connection, which is
@@ -63,20 +63,6 @@ class Peer:
         if self._inbox.violation:
             return SeatState.VIOLATED
         return SeatState.WAITING if self._routing_id is None else SeatState.CONNECTED
-
-    @property
-    def connected(self) -> bool:
-        """True while the link is up: the token was presented and the connection has not dropped."""
-        return self.state in (SeatState.CONNECTED, SeatState.VIOLATED)
-
-    @property
-    def violation(self) -> str:
-        """The first protocol violation seen from this peer ("" while none)."""
-        return self._inbox.violation
-
-    def take(self) -> dict[str, Any] | None:
-        """The oldest message not taken yet, or None."""
-        return self._inbox.take()
 
     def watch(self) -> list[tuple[Any, str]]:
         """What the referee's poller watches for this peer: frames and disconnect notices."""

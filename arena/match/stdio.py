@@ -13,7 +13,7 @@ from typing import Any
 
 from arena.launch.process import BotProcess
 from arena.match.trace import QUOTE_LIMIT, TraceTap, quote_bytes
-from arena.match.transport import Inbox, SeatState
+from arena.match.transport import Inbox, InboxTransport, SeatState
 from protocol.codec import ProtocolError, check_message, decode_json_line, encode_json_line
 from protocol.messages import BOT_TYPES, MAX_MESSAGE_BYTES
 
@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 _READ_CHUNK = 65536
 
 
-class StdioPeer:
+class StdioPeer(InboxTransport):
     """One stdio bot's pipes, a Transport (arena/match/transport.py) like the ZeroMQ Peer."""
 
     endpoint = "stdio"
@@ -46,20 +46,6 @@ class StdioPeer:
         if self._inbox.violation:
             return SeatState.VIOLATED
         return SeatState.CONNECTED
-
-    @property
-    def connected(self) -> bool:
-        """True while the bot's stdout is open."""
-        return self.state in (SeatState.CONNECTED, SeatState.VIOLATED)
-
-    @property
-    def violation(self) -> str:
-        """The first protocol violation seen on the pipe ("" while none)."""
-        return self._inbox.violation
-
-    def take(self) -> dict[str, Any] | None:
-        """The oldest message not taken yet, or None."""
-        return self._inbox.take()
 
     def watch(self) -> list[tuple[Any, str]]:
         """What the referee's poller watches for this peer."""

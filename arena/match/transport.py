@@ -70,6 +70,31 @@ class Transport(Protocol):
         """Release what the transport holds."""
 
 
+class InboxTransport:
+    """What both transports do alike with their inbox: connected, violation and take."""
+
+    _inbox: Inbox
+
+    @property
+    def state(self) -> SeatState:  # pragma: no cover - each transport says its own
+        """The seat's state."""
+        raise NotImplementedError
+
+    @property
+    def connected(self) -> bool:
+        """True while the link is up (CONNECTED or VIOLATED: a violating bot still gets `end` and `bye`)."""
+        return self.state in (SeatState.CONNECTED, SeatState.VIOLATED)
+
+    @property
+    def violation(self) -> str:
+        """The first protocol violation seen ("" while none)."""
+        return self._inbox.violation
+
+    def take(self) -> dict[str, Any] | None:
+        """The oldest message not taken yet, or None."""
+        return self._inbox.take()
+
+
 class Inbox:
     """The messages a transport received and nobody has taken yet, and the first violation."""
 
