@@ -140,7 +140,8 @@ def format_lines(standings: Standings) -> list[str]:
                     out.append(f"  round {number}: {tie['a']} vs {tie['b']}  {points} in {tie['games']} games"
                                + (f"  -> {tie['winner']}" if tie["winner"] else ""))
         return out
-    out = [f"Swiss: {len(summary['rounds'])} rounds"]
+    count = len(summary["rounds"])
+    out = [f"Swiss: {count} round{'' if count == 1 else 's'}"]
     for number, rnd in enumerate(summary["rounds"], 1):
         pairs = ", ".join(f"{a}-{b}" for a, b in rnd["pairings"])
         out.append(f"  round {number}: {pairs}" + (f"; bye {rnd['bye']}" if rnd["bye"] else ""))
