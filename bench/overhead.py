@@ -1,8 +1,10 @@
 """Referee overhead per ply against a raw pyzmq DEALER/ROUTER ping-pong, measured in one run.
 
 Prints one JSON line: {"raw_us": median raw round trip, "referee_us_per_ply": wall time
-per ply of long Blocking matches between two instantly-answering bots (start-up excluded),
-"ratio": referee / raw}.
+per ply of long Blocking matches between two instantly-answering Python bots (start-up
+excluded), "ratio": referee / raw}; and, where a C compiler, libzmq and msgpack-c are
+installed, "native_us_per_ply" and "native_ratio" with the C example bot's instant mode
+(`cbot --sequential`) in both seats, so the figure compares with a native engine's.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import argparse
 import json
 import multiprocessing
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -69,11 +72,19 @@ def raw_round_trip_us(count: int) -> float:
     return statistics.median(samples) * 1e6
 
 
-def referee_us_per_ply(matches: int, size: int) -> tuple[float, int]:
-    """Wall time per ply of whole matches between two persistent instant bots."""
+def native_spec(directory: str) -> str | None:
+    """The C example bot built into directory, in its instant mode; None when it cannot be built."""
+    examples = Path(__file__).resolve().parent.parent / "bots" / "examples"
+    done = subprocess.run(["make", "-s", "-C", str(examples), f"BUILD={directory}"], capture_output=True, text=True,
+                          check=False)
+    return f"exec:{directory}/cbot --sequential" if done.returncode == 0 else None
+
+
+def referee_us_per_ply(matches: int, size: int, bot: str | None = None) -> tuple[float, int]:
+    """Wall time per ply of whole matches between two persistent instant bots (Python unless bot says)."""
     game = get_game("blocking")
     hub = Hub()
-    spec = parse_bot_spec(f"{Path(__file__).resolve().parent / 'instant_bot.py'}", "blocking")
+    spec = parse_bot_spec(bot or f"{Path(__file__).resolve().parent / 'instant_bot.py'}", "blocking")
     players = []
     for seat in range(2):
         peer = hub.expect()
@@ -110,8 +121,14 @@ def main() -> None:
     args = parser.parse_args()
     raw = raw_round_trip_us(args.round_trips)
     per_ply, plies = referee_us_per_ply(args.matches, args.size)
-    print(json.dumps({"raw_us": round(raw, 1), "referee_us_per_ply": round(per_ply, 1),
-                      "ratio": round(per_ply / raw, 2), "plies": plies}))
+    figures = {"raw_us": round(raw, 1), "referee_us_per_ply": round(per_ply, 1), "ratio": round(per_ply / raw, 2),
+               "plies": plies}
+    with tempfile.TemporaryDirectory() as build:
+        native = native_spec(build)
+        if native is not None:
+            native_per_ply, _ = referee_us_per_ply(args.matches, args.size, native)
+            figures |= {"native_us_per_ply": round(native_per_ply, 1), "native_ratio": round(native_per_ply / raw, 2)}
+    print(json.dumps(figures))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@
  *              each player reaches by king steps before the other); pointing at the
  *              opponent's target blocks it at once.
  *
+ * With --sequential it plays blocking's first free cell in row-major order at once: the
+ * native instant bot of bench/overhead.py.
+ *
  * Build: make -C bots/examples    Run: arena match blocking exec:bots/examples/cbot random
  */
 #include <msgpack.h>
@@ -256,7 +259,17 @@ static void arrows_init(const msgpack_object *setup, int seat) {
 
 enum game { NONE, BLOCKING, ARROWS };
 
-int main(void) {
+static void blocking_first_free(int *out_r, int *out_c) {
+    for (int cell = 0; cell < B_rows * B_cols; cell++)
+        if (!B_blocked[cell]) {
+            *out_r = cell / B_cols, *out_c = cell % B_cols;
+            return;
+        }
+    *out_r = *out_c = -1;
+}
+
+int main(int argc, char **argv) {
+    int sequential = argc > 1 && strcmp(argv[1], "--sequential") == 0;
     const char *endpoint = getenv("ARENA_ENDPOINT"), *token = getenv("ARENA_TOKEN");
     if (endpoint == NULL || token == NULL) {
         fprintf(stderr, "cbot: ARENA_ENDPOINT and ARENA_TOKEN must be set (run me through the arena)\n");
@@ -328,7 +341,8 @@ int main(void) {
             pack_str(&pk, "move");
             if (game == BLOCKING) {
                 int r, c;
-                blocking_choose(&r, &c);
+                if (sequential) blocking_first_free(&r, &c);
+                else blocking_choose(&r, &c);
                 if (r >= 0) blocking_take(B_blocked, r, c);
                 msgpack_pack_array(&pk, 2);
                 msgpack_pack_int(&pk, r), msgpack_pack_int(&pk, c);
