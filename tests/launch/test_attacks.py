@@ -91,14 +91,17 @@ def honest_bot_unharmed(result: MatchResult) -> None:
     assert result.offender is None and result.reason == "blocked", (result.reason, result.detail)
 
 
-def bot_uid_processes() -> list[int]:
-    """Live processes running as a uid of the bot pool."""
+def bot_uid_processes(marker: bytes = b"") -> list[int]:
+    """Live processes running as a uid of the bot pool (with marker in their command line, if given).
+
+    The marker keeps bots of other arena runs on the same machine out of the count.
+    """
     pool = pool_range()
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                if os.stat(f"/proc/{entry}").st_uid in pool:
+                if os.stat(f"/proc/{entry}").st_uid in pool and marker in Path(f"/proc/{entry}/cmdline").read_bytes():
                     found.append(int(entry))
             except OSError:
                 continue
@@ -167,7 +170,7 @@ def test_fork_bomb_is_stopped_at_the_process_limit(tmp_path: Path, mode: Sandbox
     forks = int(report.split("refused after ")[1].split()[0])
     assert forks < Limits().processes, report
     honest_bot_unharmed(result)
-    assert bot_uid_processes() == [], "a process of the fork bomb survived the match"
+    assert bot_uid_processes(b"fork_bomb") == [], "a process of the fork bomb survived the match"
 
 
 def test_disk_filler_is_stopped_at_its_tmpfs_and_the_host_disk_is_unchanged(tmp_path: Path) -> None:
