@@ -1,11 +1,12 @@
 """Scale curves of the tournament runner: matches/s and per-ply cost against the number of bots and workers.
 
-For 4, 16, 64 and 256 persistent `random` bots in a Blocking 6×6 round-robin it plays the
-first MATCHES matches of the schedule (every bot meets others from the start: the schedule
-goes cycle by cycle) with 1 and 2 workers, and prints one JSON line per run: bots, workers,
-matches/s, microseconds per ply (wall time over all plies), and the memory of the idle bot
-processes the pools hold at the end (resident set size per bot). The growth should be flat
-in the number of bots.
+For 4, 16, 64 and 256 persistent `random` bots in a Blocking 6×6 round-robin, with 1 and 2
+workers, it warms up (the first 2 × bots × workers matches of the schedule, which launch every
+bot on every worker; their time is reported apart), then times the next MATCHES matches (the
+schedule goes cycle by cycle, so every bot keeps meeting others). It prints one JSON line per
+run: bots, workers, matches/s, microseconds per ply (wall time over all plies), the warm-up
+time, and the memory of the idle bot processes the pools hold at the end (resident set size
+per bot). The steady state should be flat in the number of bots.
 
     python bench/scale.py [--bots 4,16,64,256] [--workers 1,2] [--matches 2000]
 """
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -67,30 +69,41 @@ def bot_memory_kib(worker_pids: set[int]) -> tuple[int, int]:
     return count, total
 
 
+def play(executor: Any, tasks: list[Any]) -> int:
+    """Play tasks through the executor, keeping it full; the plies played."""
+    pending, inflight, plies = list(reversed(tasks)), 0, 0
+    while pending or inflight:
+        while pending and inflight < executor.capacity:
+            executor.submit(pending.pop())
+            inflight += 1
+        for outcome in executor.wait(0.5):
+            inflight -= 1
+            if outcome.record is None:
+                raise RuntimeError(f"{outcome.task.match}: {outcome.error}")
+            plies += outcome.record.plies
+    return plies
+
+
 def run(bots: int, workers: int, matches: int) -> dict[str, float | int]:
-    """Play the first matches of the round-robin; the figures of the run."""
-    cfg = config(bots, matches)
-    tasks = plan_for(cfg).tasks({})[:matches]
+    """Warm up (every bot launched on every worker), then time the next matches of the round-robin."""
+    warm = 2 * bots * workers  # each bot plays about 4 * workers matches: enough to reach every worker
+    cfg = config(bots, warm + matches)
+    tasks = plan_for(cfg).tasks({})[:warm + matches]
     with tempfile.TemporaryDirectory(prefix="arena-scale-") as tmp:
         executor = make_executor(cfg, RunOptions(out=Path(tmp), workers=workers, quiet=True), Path(tmp))
         executor.start()
-        pending, inflight, plies = list(reversed(tasks)), 0, 0
         started = time.perf_counter()
-        while pending or inflight:
-            while pending and inflight < executor.capacity:
-                executor.submit(pending.pop())
-                inflight += 1
-            for outcome in executor.wait(0.5):
-                inflight -= 1
-                if outcome.record is None:
-                    raise RuntimeError(f"{outcome.task.match}: {outcome.error}")
-                plies += outcome.record.plies
+        play(executor, tasks[:warm])
+        warm_s = time.perf_counter() - started
+        started = time.perf_counter()
+        plies = play(executor, tasks[warm:])
         elapsed = time.perf_counter() - started
         worker_pids = {w.process.pid for w in getattr(executor, "workers", []) if w.process.pid}
         count, kib = bot_memory_kib(worker_pids)
         executor.close(graceful=True)
-    return {"bots": bots, "workers": workers, "matches": len(tasks), "matches_per_s": round(len(tasks) / elapsed, 1),
-            "us_per_ply": round(elapsed / plies * 1e6, 1), "idle_bots": count,
+    return {"bots": bots, "workers": workers, "matches": len(tasks) - warm,
+            "matches_per_s": round((len(tasks) - warm) / elapsed, 1),
+            "us_per_ply": round(elapsed / plies * 1e6, 1), "warm_up_s": round(warm_s, 1), "idle_bots": count,
             "kib_per_bot": round(kib / count) if count else None}
 
 

@@ -60,22 +60,29 @@ def encode(message: dict[str, Any]) -> bytes:
 
 def check_plain(value: Any) -> None:
     """Reject nesting deeper than MAX_DEPTH and any type JSON could not hold (bytes, ext)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, _PLAIN_SCALARS):
-            continue
-        if depth > MAX_DEPTH:
-            raise ProtocolError(f"message nested deeper than {MAX_DEPTH} levels")
-        if isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                if not isinstance(key, str):
-                    raise ProtocolError(f"map key {key!r} is not a string")
-                stack.append((child, depth + 1))
-        else:
-            raise ProtocolError(f"value of type {type(item).__name__} is not allowed")
+    _check_plain(value, 1)
+
+
+def _check_plain(item: Any, depth: int) -> None:
+    # Recursive, with exact type tests: a decoder yields only exact types, and a move frame
+    # (a map of scalars and one short list) costs two calls on the referee's hot path.
+    kind = type(item)
+    if kind is list:
+        children: Any = item
+    elif kind is dict:
+        for key in item:
+            if type(key) is not str:
+                raise ProtocolError(f"map key {key!r} is not a string")
+        children = item.values()
+    elif kind in _PLAIN_SCALARS:
+        return
+    else:
+        raise ProtocolError(f"value of type {kind.__name__} is not allowed")
+    if depth > MAX_DEPTH:
+        raise ProtocolError(f"message nested deeper than {MAX_DEPTH} levels")
+    for child in children:
+        if type(child) not in _PLAIN_SCALARS:
+            _check_plain(child, depth + 1)
 
 
 def decode(data: bytes, walk: bool = True) -> dict[str, Any]:

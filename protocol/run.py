@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import zmq
+import zmq.backend
 
 from protocol.bot import Bot, KeyValueError, build_bot, parse_key_values
 from protocol.codec import ProtocolError, decode_from_referee, encode
@@ -76,17 +78,19 @@ def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
     hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "token": token,
              "name": name or bot.name or type(bot).__name__}
     sock.send(encode(hello))
+    # The Cython socket's own methods: pyzmq's Python layer costs microseconds per message.
+    send, recv = functools.partial(zmq.backend.Socket.send, sock), functools.partial(zmq.backend.Socket.recv, sock)
     try:
         while True:
-            kind, msg = decode_from_referee(sock.recv())
-            if kind == "init":
+            kind, msg = decode_from_referee(recv())
+            if kind == "turn":
+                move = bot.turn(msg["events"], msg["time_left_ms"])
+                send(encode({"type": "move", "seq": msg["seq"], "move": move}))
+            elif kind == "init":
                 bot.reseed(msg["match"], msg["seat"])
                 bot.init_game(msg["game"], msg["seat"], msg["players"], msg["setup"],
                               msg["time_left_ms"], msg["match"])
-                sock.send(encode({"type": "ready", "seq": msg["seq"]}))
-            elif kind == "turn":
-                move = bot.turn(msg["events"], msg["time_left_ms"])
-                sock.send(encode({"type": "move", "seq": msg["seq"], "move": move}))
+                send(encode({"type": "ready", "seq": msg["seq"]}))
             elif kind == "end":
                 bot.end_game(msg["scores"], msg["ranks"], msg["reason"], msg.get("offender"))
             elif kind == "bye":

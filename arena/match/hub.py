@@ -11,6 +11,7 @@ import tempfile
 from typing import Any
 
 import zmq
+import zmq.backend
 from zmq.utils.monitor import recv_monitor_message
 
 from arena.launch.launcher import HUB_PREFIX  # the launcher removes what a killed worker left
@@ -22,10 +23,16 @@ from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_messa
 log = logging.getLogger(__name__)
 
 HIGH_WATER_MARK = 256  # frames queued per peer; a peer that floods beyond it loses frames
-# Plain ints: pyzmq's flag enums cost an enum construction per operation on the hot path.
+# The hot path calls the Cython socket's methods with plain ints: pyzmq's Python layer
+# (flag enums, multipart helpers) costs several microseconds per message.
 _NOBLOCK = int(zmq.NOBLOCK)
+_SEND_MORE = int(zmq.SNDMORE) | _NOBLOCK
 _EVENTS = int(zmq.EVENTS)
+_RCVMORE = int(zmq.RCVMORE)
 _POLLIN = int(zmq.POLLIN)
+_send = zmq.backend.Socket.send  # the Cython socket's methods, under the sugar layer
+_recv = zmq.backend.Socket.recv
+_get = zmq.backend.Socket.get
 
 
 class Peer(InboxTransport):
@@ -75,7 +82,8 @@ class Peer(InboxTransport):
         if self.tap is not None:
             self.tap.sent(message)
         try:
-            self.sock.send_multipart([self._routing_id, encode(message)], _NOBLOCK)
+            _send(self.sock, self._routing_id, _SEND_MORE)
+            _send(self.sock, encode(message), _NOBLOCK)
         except zmq.ZMQError as exc:
             log.debug("send to %s failed: %s", self.name, exc)
             return False
@@ -88,7 +96,7 @@ class Peer(InboxTransport):
 
     def pump_monitor(self) -> None:
         """Take the socket's disconnect notices."""
-        while self.monitor.poll(0):
+        while _get(self.monitor, _EVENTS) & _POLLIN:
             recv_monitor_message(self.monitor)
             if self._routing_id is not None:
                 self._disconnected = True
@@ -96,8 +104,10 @@ class Peer(InboxTransport):
     def pump_frames(self) -> None:
         """Receive every frame waiting on the socket and route it."""
         sock = self.sock
-        while sock.getsockopt(_EVENTS) & _POLLIN:
-            frames = sock.recv_multipart(_NOBLOCK)
+        while _get(sock, _EVENTS) & _POLLIN:
+            frames = [_recv(sock, _NOBLOCK)]
+            while _get(sock, _RCVMORE):
+                frames.append(_recv(sock, _NOBLOCK))
             if self._routing_id is None:
                 self._admit(frames)
                 continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import select
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,22 +157,29 @@ class Referee:
         self.unsolicited = [0] * len(players)
         self.time_used = [0.0] * len(players)
         self.events: list[list[list[Any]]] = [[] for _ in players]
-        # One poller over everything a wait must notice: each seat's socket and disconnect
+        # One poll set over everything a wait must notice: each seat's socket and disconnect
         # monitor, its output pipe and its pidfd (readable the moment the process dies).
-        self.poller = zmq.Poller()
-        self._watch: dict[Any, tuple[str, int]] = {}
+        # Plain file descriptors in select.poll: a ZeroMQ socket's fd signals new commands
+        # only, so a socket is pumped before the first sleep after a send, and every wake
+        # pumps it until ZMQ_EVENTS shows nothing: no frame waits unseen.
+        self._watch: dict[int, tuple[str, int]] = {}
         self._dead: set[int] = set()
         for seat, player in enumerate(players):
             via = "stdio" if isinstance(player.peer, StdioPeer) else "zmq"
             player.peer.tap = TraceTap(tracer, match_id, seat, via) if tracer is not None else None
             for item, what in player.peer.watch():
-                self._watch[item] = (what, seat)
+                self._watch[item if isinstance(item, int) else item.fileno()] = (what, seat)
             process = player.process
             if process is not None and process.output_fd >= 0:
                 self._watch[process.output_fd] = ("output", seat)
                 self._watch[process.pidfd] = ("death", seat)
-        for item in self._watch:
-            self.poller.register(item, zmq.POLLIN)
+        # While one seat thinks, only its own items are polled (fewer to poll: a cheaper wait);
+        # the others' deaths, frames and floods are taken in at their next request.
+        self.poller = select.poll()
+        self._seat_pollers = [select.poll() for _ in players]
+        for fd, (_, seat) in self._watch.items():
+            self.poller.register(fd, select.POLLIN)
+            self._seat_pollers[seat].register(fd, select.POLLIN)
 
     # --- the match ---------------------------------------------------------------------
 
@@ -186,11 +194,18 @@ class Referee:
         if failure is None:
             failure = self._init_all()
         ply = 0
+        # A move's records are written once the next request is out, while that bot thinks: the
+        # critical path is reply -> rules -> next request. A kill -9 loses at most the last ply.
+        unwritten: tuple[int, int, Any, float, list[list[Any]]] | None = None
         while failure is None and not state.is_over():
             seat = state.to_move()
             if seat is None:  # pragma: no cover - engines keep to_move and is_over consistent
                 break
-            failure, move, used_ms = self._ask_move(seat)
+            waiting = self._request_move(seat)
+            if unwritten is not None:
+                self._record_move(state, *unwritten)
+                unwritten = None
+            failure, move, used_ms = self._await_move(seat, waiting)
             if failure is not None:
                 if failure.reason == Reason.RESIGNED:
                     self.log.write({"kind": "resign", "ply": ply + 1, "seat": seat,
@@ -204,20 +219,18 @@ class Referee:
                                 "detail": str(exc)})
                 break
             ply += 1
-            record = {
-                "kind": "move", "ply": ply, "seat": seat, "move": move,
-                "time_ms": round(used_ms, 3),
-                "clocks": [round(c.left_ms, 3) for c in self.clocks],
-            }
-            if self.log.path is not None:
-                record["pos"] = position_fingerprint(state)
-            self.log.write(record)
-            for other in range(n):
+            for other, queue in enumerate(self.events):
                 if other != seat:
-                    self.events[other].append([seat, move])
-            self._broadcast(caused, ply)
-            if self.on_ply is not None:
-                self.on_ply(state, seat, move)
+                    queue.append([seat, move])
+            for event in caused:
+                for queue in self.events:
+                    queue.append(event)
+            unwritten = (ply, seat, move, used_ms, caused)
+            if self.on_ply is not None:  # a person watches: the board first, then the next request
+                self._record_move(state, *unwritten)
+                unwritten = None
+        if unwritten is not None:
+            self._record_move(state, *unwritten)
         result = self._result(state, failure, ply, time.monotonic() - started)
         self._send_end(result, failure)
         summary = {k: v for k, v in result.summary().items() if k != "log"}  # a log need not name itself
@@ -243,6 +256,22 @@ class Referee:
             for queue in self.events:
                 queue.append(event)
             self.log.write({"kind": "event", "ply": ply, "event": event})
+
+    def _record_move(self, state: State, ply: int, seat: int, move: Any, used_ms: float,
+                     caused: list[list[Any]]) -> None:
+        """Log a move (with the clocks after it and the position it made), its events, and show it."""
+        record = {
+            "kind": "move", "ply": ply, "seat": seat, "move": move,
+            "time_ms": round(used_ms, 3),
+            "clocks": [round(c.left_ms, 3) for c in self.clocks],
+        }
+        if self.log.path is not None:
+            record["pos"] = position_fingerprint(state)
+        self.log.write(record)
+        for event in caused:
+            self.log.write({"kind": "event", "ply": ply, "event": event})
+        if self.on_ply is not None:
+            self.on_ply(state, seat, move)
 
     def _await_hellos(self) -> Failure | None:
         """Wait (uncharged) until every seat's process said hello, within the start-up deadline."""
@@ -284,15 +313,18 @@ class Referee:
                             "clock": round(self.clocks[seat].left_ms, 3)})
         return failure
 
-    def _ask_move(self, seat: int) -> tuple[Failure | None, Any, float]:
-        """Send seat its turn and wait for its move; return (failure, move, time used)."""
+    def _request_move(self, seat: int) -> _Waiting:
+        """Send seat its turn (the events it has not seen) and start its clock."""
         player = self.players[seat]
         seq = player.next_seq()
-        clock = self.clocks[seat]
-        message = turn_message(seq, self.match_id, self.events[seat], clock.allowance_ms())
+        message = turn_message(seq, self.match_id, self.events[seat], self.clocks[seat].allowance_ms())
         waiting = self._start_wait(seat, "move", seq)
         player.peer.send(message)
         self.events[seat] = []
+        return waiting
+
+    def _await_move(self, seat: int, waiting: _Waiting) -> tuple[Failure | None, Any, float]:
+        """Wait for seat's move; return (failure, move, time used)."""
         replies, failure = self._collect({seat: waiting})
         if failure is not None:
             return failure, None, 0.0
@@ -346,6 +378,9 @@ class Referee:
     ) -> tuple[dict[int, tuple[dict[str, Any], float]], Failure | None]:
         """Wait until every waiting seat replied, a seat failed, or a deadline passed."""
         replies: dict[int, tuple[dict[str, Any], float]] = {}
+        poller = self._seat_pollers[next(iter(waiting))] if len(waiting) == 1 else self.poller
+        for seat in waiting:  # the request just sent may have taken in a frame's notice
+            self.players[seat].peer.pump_frames()
         while True:
             now = time.monotonic()
             failure = self._examine(waiting, replies, now)
@@ -361,12 +396,12 @@ class Referee:
                     f"no {w.kind} within {w.allowance_ms} ms + {self.seat_settings[seat].margin_ms} ms margin"
                     + (" of CPU time" if w.cpu_start is not None else ""),
                 )
-            self._poll(self._next_wake_ms(waiting, now))
+            self._poll(self._next_wake_ms(waiting, now), poller)
 
-    def _poll(self, timeout_ms: int) -> None:
+    def _poll(self, timeout_ms: int, poller: select.poll | None = None) -> None:
         """Sleep until a socket, a bot's output or a bot's death needs attention; take it in."""
-        for item, _ in self.poller.poll(timeout_ms):
-            what, seat = self._watch[item]
+        for fd, _ in (poller or self.poller).poll(timeout_ms):
+            what, seat = self._watch[fd]
             player = self.players[seat]
             if what == "frames":
                 player.peer.pump_frames()
@@ -376,8 +411,9 @@ class Referee:
                 self._dead.add(seat)
             elif player.process is not None and not player.process.drain_output():
                 # A closed pipe stays readable forever: stop watching it.
-                self.poller.unregister(item)
-                del self._watch[item]
+                self.poller.unregister(fd)
+                self._seat_pollers[seat].unregister(fd)
+                del self._watch[fd]
 
     def _examine(
         self,
@@ -385,17 +421,19 @@ class Referee:
         replies: dict[int, tuple[dict[str, Any], float]],
         now: float,
     ) -> Failure | None:
-        """Consume every seat's inbox, then look for failures; return the first one found."""
-        for seat in range(len(self.players)):
+        """Consume the waiting seats' inboxes, then look for their failures; return the first one found.
+
+        A seat that is not waiting is examined at its next request: what it sent meanwhile
+        (chatter, garbage) and its death or disconnect are found then.
+        """
+        for seat in list(waiting):
             failure = self._drain_inbox(seat, waiting, replies, now)
             if failure is not None:
                 return failure
-        if not waiting:
-            return None  # every answer is in: a death now is noticed at the next request
-        for seat, player in enumerate(self.players):
+        for seat in waiting:  # every answer in: a death now is noticed at the next request
             if seat in self._dead:
                 return self._death(seat, waiting, replies, now)
-            if player.peer.state is SeatState.DISCONNECTED:
+            if self.players[seat].peer.state is SeatState.DISCONNECTED:
                 return self._disconnect(seat, waiting, replies, now)
         return None
 

@@ -59,7 +59,9 @@ class RunnerPlan:
     cpus: tuple[int, ...] | None = None  # pin bot processes to these cores
     log_dir: str | None = None  # absolute; None writes no logs
     ship_logs: bool = False  # return log bytes with the record (remote workers) instead of a file
-    max_idle: int = 64  # idle bot processes kept per runner; the least recently used go first
+    # Idle bot processes kept per runner (the least recently used go first). None: as many as
+    # the memory allows: the pool stops growing when the machine runs short (memory_is_short).
+    max_idle: int | None = None
     trace_path: str | None = None  # --trace: every message of every match, appended (absolute)
     log_key: bytes | None = field(default=None, repr=False)  # the results directory's key: signs every log
 
@@ -120,6 +122,30 @@ def supervisor_argv(cpus: tuple[int, ...] | None) -> tuple[str, ...]:
     return (sys.executable, "-I", "-S", str(LAUNCHER), str(os.getpid()), pin, "--")
 
 
+MEMORY_RESERVE = 0.2  # of the machine's memory: an automatic pool stops growing when less is available
+MIN_RESERVE_MIB = 1024
+
+
+def memory_mib() -> tuple[int, int]:
+    """(MemTotal, MemAvailable) of this machine in MiB; (0, 0) where /proc/meminfo is missing."""
+    found: dict[str, int] = {}
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                name, _, rest = line.partition(":")
+                if name in ("MemTotal", "MemAvailable"):
+                    found[name] = int(rest.split()[0]) // 1024
+    except (OSError, ValueError):
+        pass
+    return found.get("MemTotal", 0), found.get("MemAvailable", 0)
+
+
+def memory_is_short() -> bool:
+    """True when less than the reserve of the machine's memory is available."""
+    total, available = memory_mib()
+    return total > 0 and available < max(MIN_RESERVE_MIB, total * MEMORY_RESERVE)
+
+
 class BotPool:
     """Bot processes by bot index: idle healthy ones are reused, the rest started fresh."""
 
@@ -128,14 +154,19 @@ class BotPool:
         self.hub = hub
         self.specs = [launch_spec(entry.spec) for entry in plan.bots]
         self.supervisor = supervisor_argv(plan.cpus)
+        self.max_idle = plan.max_idle
+        # Idle players in release order (the oldest is evicted first), and the same players by
+        # bot, so acquiring one costs the same with 4 bots or 4,000.
         self.idle: OrderedDict[int, tuple[int, Player]] = OrderedDict()  # id(player) -> (bot, player)
+        self._idle_of: dict[int, dict[int, Player]] = {}  # bot -> {id(player): player}
         self.started = 0  # processes launched so far (for tests and benchmarks)
+        self._checked = 0  # the idle count at the last memory check
 
     def acquire(self, bot: int) -> Player:
         """A healthy idle player of this bot, or a freshly launched one."""
-        for key, (owner, player) in list(self.idle.items()):
-            if owner != bot:
-                continue
+        mine = self._idle_of.get(bot)
+        while mine:
+            key, player = mine.popitem()
             del self.idle[key]
             if player.healthy():
                 return player
@@ -150,10 +181,18 @@ class BotPool:
                 self._discard(player)
             elif self.plan.persistent:
                 self.idle[id(player)] = (bot, player)
+                self._idle_of.setdefault(bot, {})[id(player)] = player
             else:
                 ending.append(player)
-        while len(self.idle) > self.plan.max_idle:
-            _, (_, oldest) = self.idle.popitem(last=False)
+        if self.max_idle is None and len(self.idle) > self._checked:
+            # Growing past its largest size so far (after a launch): is there memory for more?
+            self._checked = len(self.idle)
+            if memory_is_short():
+                self.max_idle = max(1, len(self.idle) - 1)
+                log.warning("memory is short: this worker keeps at most %d idle bots", self.max_idle)
+        while self.max_idle is not None and len(self.idle) > self.max_idle:
+            key, (owner, oldest) = self.idle.popitem(last=False)
+            del self._idle_of[owner][key]
             ending.append(oldest)
         self._end(ending)
 
@@ -161,6 +200,7 @@ class BotPool:
         """Say bye to every idle bot and stop it."""
         players = [player for _, player in self.idle.values()]
         self.idle.clear()
+        self._idle_of.clear()
         self._end(players)
 
     def _launch(self, bot: int) -> Player:
