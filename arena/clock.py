@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any
 
@@ -46,7 +46,8 @@ class ClockSettings:
 
     def to_data(self) -> dict[str, Any]:
         """Plain data for logs and results."""
-        data = asdict(self)
+        # Flat scalars: no deep copy needed (asdict's costs a referee every match header).
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["mode"] = str(self.mode)
         return data
 
