@@ -83,6 +83,8 @@ class SeatClock:
 
     def charge(self, used_ms: float, is_move: bool) -> None:
         """Charge the time a reply took; an overrun inside the margin leaves zero."""
-        self._left = max(0.0, self._left - used_ms)
+        # Kept to the microsecond, as logs record it: a replay derives the same time_left_ms
+        # (9846.9996 would be sent as 9846 but logged as 9847.0).
+        self._left = round(max(0.0, self._left - used_ms), 3)
         if is_move:
             self._left += self.settings.increment_ms

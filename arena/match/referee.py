@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import zmq
+import zmq.backend
 
 from arena.clock import ClockMode, ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_with_last
@@ -27,6 +28,14 @@ from arena.match.transport import SeatState, Transport
 from protocol.messages import Reason, end_message, init_message, turn_message
 
 log = logging.getLogger(__name__)
+
+_FD = int(zmq.FD)
+
+
+def _zmq_fd(sock: zmq.Socket) -> int:
+    """The fd that signals a ZeroMQ socket's new commands (read beneath pyzmq's attribute layer)."""
+    return int(zmq.backend.Socket.get(sock, _FD))
+
 
 MAX_POLL_MS = 60_000  # the longest single poll; a longer wait polls again
 MESSAGE_QUOTA = 200  # unsolicited frames (stale seq, chatter) a seat may send in one match
@@ -168,7 +177,7 @@ class Referee:
             via = "stdio" if isinstance(player.peer, StdioPeer) else "zmq"
             player.peer.tap = TraceTap(tracer, match_id, seat, via) if tracer is not None else None
             for item, what in player.peer.watch():
-                self._watch[item if isinstance(item, int) else item.fileno()] = (what, seat)
+                self._watch[item if isinstance(item, int) else _zmq_fd(item)] = (what, seat)
             process = player.process
             if process is not None and process.output_fd >= 0:
                 self._watch[process.output_fd] = ("output", seat)

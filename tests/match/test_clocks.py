@@ -49,3 +49,11 @@ def test_bad_clock_settings(field: str) -> None:
         ClockSettings(**{field: -1})
     with pytest.raises(ClockError, match="mode"):
         ClockSettings(mode="sundial")
+
+
+def test_a_clock_keeps_the_microseconds_a_log_records() -> None:
+    """What a request says is left is what a replay of the log says: both from the same rounded clock."""
+    clock = SeatClock(ClockSettings(budget_ms=10_000))
+    clock.charge(153.0004, is_move=True)  # 9846.9996 left: the log records 9847.0
+    assert clock.left_ms == round(clock.left_ms, 3) == 9847.0
+    assert clock.allowance_ms() == int(round(clock.left_ms, 3)) == 9847
