@@ -6,6 +6,8 @@ and prints matches/s for each, their ratio, and the per-stage cost of one match.
 
     python bench/tournament.py [--games N] [--fresh-games N] [--workers N] [--no-logs]
 
+The results directories go under the current directory (ARENA_BENCH_DIR names another).
+
 Targets (2-core machine): >= 150 matches/s persistent, >= 20x the fresh-process mode.
 """
 
