@@ -2,7 +2,9 @@
 
 Prints one JSON line: {"raw_us": median raw round trip, "referee_us_per_ply": wall time
 per ply of long Blocking matches between two instantly-answering Python bots (start-up
-excluded), "ratio": referee / raw}; and, where a C compiler, libzmq and msgpack-c are
+excluded), "ratio": referee / raw, "floor_us_per_ply" and "floor_ratio": the same bots
+under the least a Python referee can do (poll, receive, unpack, apply, pack, send: no clocks,
+checks or log)}; and, where a C compiler, libzmq and msgpack-c are
 installed, "native_us_per_ply" and "native_ratio" with the C example bot's instant mode
 (`cbot --sequential`) in both seats, so the figure compares with a native engine's.
 """
@@ -18,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import zmq
@@ -112,6 +115,73 @@ def referee_us_per_ply(matches: int, size: int, bot: str | None = None) -> tuple
     return elapsed / plies * 1e6, plies
 
 
+def floor_us_per_ply(matches: int, size: int) -> float:
+    """Wall time per ply of the least a Python referee can do with the same bots and sockets.
+
+    One poll on the seat's socket, receive, unpack, apply, pack the next turn, send: no clocks,
+    no checks, no log, no death or disconnect watch. What the referee adds is measured against it.
+    """
+    game = get_game("blocking")
+    hub = Hub()
+    spec = parse_bot_spec(f"{Path(__file__).resolve().parent / 'instant_bot.py'}", "blocking")
+    peers, processes = [], []
+    for _ in range(2):
+        peer = hub.expect()
+        process = BotProcess(spec, peer.endpoint, peer.token)
+        process.start()
+        peers.append(peer)
+        processes.append(process)
+    deadline = time.monotonic() + 30
+    for peer in peers:
+        while not peer.connected and time.monotonic() < deadline:
+            peer.sock.poll(1000)
+            peer.pump()
+    setup = {"rows": size, "cols": size, "blocked": []}
+    pollers = []
+    for peer in peers:
+        poller = zmq.Poller()
+        poller.register(peer.sock, zmq.POLLIN)
+        pollers.append(poller)
+    routes = [peer._routing_id for peer in peers]  # noqa: SLF001 - the bench bypasses the Peer on purpose
+    seqs, plies, elapsed = [0, 0], 0, 0.0
+    for match in range(matches + 1):  # the first is a warm-up
+        state, _ = game.start(setup, 2, 0)
+        for seat, peer in enumerate(peers):
+            seqs[seat] += 1
+            peer.sock.send_multipart([routes[seat], msgpack.packb(
+                {"type": "init", "seq": seqs[seat], "match": "m", "game": "blocking", "seat": seat, "players": 2,
+                 "setup": setup, "time_left_ms": 60_000})])
+            pollers[seat].poll(10_000)
+            peer.sock.recv_multipart()
+        events: list[list[Any]] = [[], []]
+        started = time.perf_counter()
+        count = 0
+        while not state.is_over():
+            seat = state.to_move()
+            seqs[seat] += 1
+            peers[seat].sock.send_multipart([routes[seat], msgpack.packb(
+                {"type": "turn", "seq": seqs[seat], "match": "m", "events": events[seat], "time_left_ms": 60_000})])
+            events[seat] = []
+            pollers[seat].poll(10_000)
+            _, frame = peers[seat].sock.recv_multipart()
+            move = msgpack.unpackb(frame)["move"]
+            state.apply(move)
+            events[1 - seat].append([seat, move])
+            count += 1
+        if match:
+            elapsed += time.perf_counter() - started
+            plies += count
+        for seat, peer in enumerate(peers):
+            seqs[seat] += 1
+            peer.sock.send_multipart([routes[seat], msgpack.packb(
+                {"type": "end", "seq": seqs[seat], "match": "m", "scores": [0, 0], "ranks": [1, 1],
+                 "reason": "blocked", "offender": None, "events": events[seat]})])
+    players = [Player(f"floor{seat}", peer, process) for seat, (peer, process) in enumerate(zip(peers, processes))]
+    shutdown(hub, players)
+    hub.close()
+    return elapsed / plies * 1e6
+
+
 def main() -> None:
     """Run both measurements and print the JSON line."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -121,8 +191,9 @@ def main() -> None:
     args = parser.parse_args()
     raw = raw_round_trip_us(args.round_trips)
     per_ply, plies = referee_us_per_ply(args.matches, args.size)
+    floor = floor_us_per_ply(args.matches, args.size)
     figures = {"raw_us": round(raw, 1), "referee_us_per_ply": round(per_ply, 1), "ratio": round(per_ply / raw, 2),
-               "plies": plies}
+               "plies": plies, "floor_us_per_ply": round(floor, 1), "floor_ratio": round(floor / raw, 2)}
     with tempfile.TemporaryDirectory() as build:
         native = native_spec(build)
         if native is not None:

@@ -122,7 +122,8 @@ def survivors(pidfile: Path) -> list[int]:
     return tagged(str(pidfile))
 
 
-def _ancestors(pid: int) -> list[int]:
+def ancestors(pid: int) -> list[int]:
+    """The parent, grandparent, ... of pid, up to (not including) init."""
     chain = []
     while pid > 1:
         try:
@@ -147,6 +148,6 @@ def marked_processes(descendants_of: int | None = None) -> list[int]:
             continue
         pid = int(entry.name)
         if MARK_VARIABLE.encode() + b"=" in environ and alive(pid):
-            if descendants_of is None or descendants_of in _ancestors(pid):
+            if descendants_of is None or descendants_of in ancestors(pid):
                 found.append(pid)
     return found

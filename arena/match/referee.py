@@ -470,7 +470,7 @@ class Referee:
         replies: dict[int, tuple[dict[str, Any], float]],
         now: float,
     ) -> Failure | None:
-        """Take a seat's frames: the awaited reply is kept, anything else dropped and counted."""
+        """Take a seat's messages up to the awaited reply, which is kept; those before it are dropped and counted."""
         peer = self.players[seat].peer
         while (message := peer.take()) is not None:
             w = waiting.get(seat)
@@ -490,7 +490,7 @@ class Referee:
                 self.time_used[seat] += used
                 replies[seat] = (message, used)
                 del waiting[seat]
-                continue
+                return None  # what came after the reply is judged at the seat's next request
             # A late answer to an earlier request, or chatter: dropped, never obeyed.
             self.unsolicited[seat] += 1
             if self.unsolicited[seat] > self.quota:

@@ -26,7 +26,7 @@ from arena.launch.sandbox import Sandbox
 from arena.launch.uids import pool_range
 from arena.logs.matchlog import read_log
 from arena.match.referee import MatchResult
-from tests.helpers import FIXTURES, ROOT, require, run
+from tests.helpers import FIXTURES, ROOT, ancestors, require, run
 
 BOARD = {"rows": 4, "cols": 5}
 ATTACKER = FIXTURES / "attacker.py"
@@ -92,9 +92,11 @@ def honest_bot_unharmed(result: MatchResult) -> None:
 
 
 def bot_uid_processes(marker: bytes = b"") -> list[int]:
-    """Live processes running as a uid of the bot pool (with marker in their command line, if given).
+    """Live processes of this test session running as a uid of the bot pool (with marker in
+    their command line, if given).
 
-    The marker keeps bots of other arena runs on the same machine out of the count.
+    Only descendants of this process count (the session is a subreaper: an orphaned bot
+    process stays below it), so bots of another arena run on the machine are not counted.
     """
     pool = pool_range()
     found = []
@@ -102,7 +104,8 @@ def bot_uid_processes(marker: bytes = b"") -> list[int]:
         if entry.isdigit():
             try:
                 if os.stat(f"/proc/{entry}").st_uid in pool and marker in Path(f"/proc/{entry}/cmdline").read_bytes():
-                    found.append(int(entry))
+                    if os.getpid() in ancestors(int(entry)):
+                        found.append(int(entry))
             except OSError:
                 continue
     return found

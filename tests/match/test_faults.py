@@ -91,6 +91,17 @@ def test_fault(tmp_path: Path, mode: str, reason: str, sandbox: Sandbox) -> None
     assert again.reason == "blocked" and again.offender is None
 
 
+@pytest.mark.parametrize(("mode", "reason"), [("garbage_after_move", "protocol"), ("exit_after_move", "crash")])
+def test_what_a_seat_does_while_the_other_thinks_is_judged_at_its_next_request(
+        tmp_path: Path, mode: str, reason: str) -> None:
+    """Garbage or an exit after a legal move: the other seat moves, then the seat is charged, at its next turn."""
+    log_path = tmp_path / "m.msgpack"
+    result, _ = run("blocking", [badbot(mode), "sequential"], {"rows": 6, "cols": 6}, clock=CLOCK, log=log_path)
+    assert (result.reason, result.offender) == (reason, 0), result.detail
+    assert result.plies == 2  # its own move and the other seat's: nothing was cut short
+    assert verify(read_log(log_path)).ok
+
+
 @pytest.fixture
 def bait(tmp_path: Path):  # noqa: ANN201 - yields (port, secret file name)
     """A secret file in the organiser's home and a TCP server on loopback, for the snoop bot."""
