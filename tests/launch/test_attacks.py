@@ -26,7 +26,7 @@ from arena.launch.sandbox import Sandbox
 from arena.launch.uids import pool_range
 from arena.logs.matchlog import read_log
 from arena.match.referee import MatchResult
-from tests.helpers import FIXTURES, ROOT, ancestors, require, run
+from tests.helpers import FIXTURES, ROOT, alive, ancestors, require, run
 
 BOARD = {"rows": 4, "cols": 5}
 ATTACKER = FIXTURES / "attacker.py"
@@ -95,8 +95,9 @@ def bot_uid_processes(marker: bytes = b"") -> list[int]:
     """Live processes of this test session running as a uid of the bot pool (with marker in
     their command line, if given).
 
-    Only descendants of this process count (the session is a subreaper: an orphaned bot
-    process stays below it), so bots of another arena run on the machine are not counted.
+    Only live descendants of this process count (the session is a subreaper: an orphaned bot
+    process stays below it, and once dead it stays as a zombie the session never reaps), so
+    bots of another arena run on the machine are not counted.
     """
     pool = pool_range()
     found = []
@@ -104,7 +105,7 @@ def bot_uid_processes(marker: bytes = b"") -> list[int]:
         if entry.isdigit():
             try:
                 if os.stat(f"/proc/{entry}").st_uid in pool and marker in Path(f"/proc/{entry}/cmdline").read_bytes():
-                    if os.getpid() in ancestors(int(entry)):
+                    if alive(int(entry)) and os.getpid() in ancestors(int(entry)):
                         found.append(int(entry))
             except OSError:
                 continue
