@@ -231,9 +231,7 @@ class Referee:
             for other, queue in enumerate(self.events):
                 if other != seat:
                     queue.append([seat, move])
-            for event in caused:
-                for queue in self.events:
-                    queue.append(event)
+            self._queue_events(caused)
             unwritten = (ply, seat, move, used_ms, caused)
             if self.on_ply is not None:  # a person watches: the board first, then the next request
                 self._record_move(state, *unwritten)
@@ -261,9 +259,17 @@ class Referee:
 
     def _broadcast(self, events: list[list[Any]], ply: int) -> None:
         """Queue referee events for every seat, in order, and log them."""
+        self._queue_events(events)
+        self._log_events(events, ply)
+
+    def _queue_events(self, events: list[list[Any]]) -> None:
+        """Queue referee events for every seat's next request."""
         for event in events:
             for queue in self.events:
                 queue.append(event)
+
+    def _log_events(self, events: list[list[Any]], ply: int) -> None:
+        for event in events:
             self.log.write({"kind": "event", "ply": ply, "event": event})
 
     def _record_move(self, state: State, ply: int, seat: int, move: Any, used_ms: float,
@@ -277,8 +283,7 @@ class Referee:
         if self.log.path is not None:
             record["pos"] = position_fingerprint(state)
         self.log.write(record)
-        for event in caused:
-            self.log.write({"kind": "event", "ply": ply, "event": event})
+        self._log_events(caused, ply)
         if self.on_ply is not None:
             self.on_ply(state, seat, move)
 
