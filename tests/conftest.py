@@ -12,3 +12,29 @@ os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="arena-test-config-")
 from arena.launch.isolation import become_subreaper  # noqa: E402
 
 become_subreaper()
+
+
+# --- one headless Chromium for every browser test (the viewer's pages, the contest server's) ---
+
+from collections.abc import Iterator  # noqa: E402
+from typing import Any  # noqa: E402
+
+import pytest  # noqa: E402
+
+from tests.viewer.browser import CHROMIUM, CHROMIUM_ARGS, missing  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the whole session."""
+    why = missing()
+    if why:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests cannot run: {why}; CI must install it")
+        pytest.skip(why)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

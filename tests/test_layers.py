@@ -23,7 +23,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("arena.logs",),
     ("arena.match",),
     ("arena.tournament", "arena.play", "arena.viewer"),
-    ("arena.analyze",),  # studies of a game may play series on the tournament runner
+    # studies of a game may play series on the tournament runner; the contest server runs
+    # ladders, validation series and finals on it
+    ("arena.analyze", "arena.server"),
     ("arena.cli",),
     ("arena.api",),  # the Python API runs the commands' code
     ("arena",),  # the package's face: `from arena import play_match` is the API

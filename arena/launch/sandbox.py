@@ -144,7 +144,10 @@ def _inside(path: str, roots: list[str]) -> bool:
 def python_paths() -> tuple[str, ...]:
     """The interpreter running the arena and its packages, never the project root or above it."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix}
-    paths.update(p for p in sys.path if p and os.path.isdir(p))
+    # `python -m` puts the working directory first on the path: where the organiser happens to
+    # be (a contest's state, say) is not code of the arena's.
+    implicit = os.path.realpath(os.getcwd()) if sys.path and sys.path[0] in ("", os.getcwd()) else None
+    paths.update(p for p in sys.path if p and os.path.isdir(p) and os.path.realpath(p) != implicit)
     project = str(PROJECT_ROOT)
     kept = set()
     for path in paths:

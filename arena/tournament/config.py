@@ -182,7 +182,7 @@ def default_concurrency() -> int:
 # --- checking values --------------------------------------------------------------------
 
 
-class _Checker:
+class Checker:
     """Typed getters that raise ConfigError naming the key."""
 
     def __init__(self, source: str) -> None:
@@ -267,7 +267,7 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
 def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: str = "",
                      default_name: str = "tournament") -> TournamentConfig:
     """Check a config given as a map (what the TOML file holds)."""
-    check = _Checker(source)
+    check = Checker(source)
     base = base or Path.cwd()
     check.keys(data, TOP_KEYS, "")
     if "game" not in data:
@@ -312,7 +312,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
     )
 
 
-def _players(check: _Checker, data: Mapping[str, Any], game: Game, bots: int) -> int:
+def _players(check: Checker, data: Mapping[str, Any], game: Game, bots: int) -> int:
     if "players" in data:
         players = check.integer(data["players"], "players", 1)
     elif game.min_players == game.max_players:
@@ -330,7 +330,12 @@ def _players(check: _Checker, data: Mapping[str, Any], game: Game, bots: int) ->
     return players
 
 
-def _bots(check: _Checker, data: Mapping[str, Any], game: Game, base: Path) -> list[BotEntry]:
+def bot_entries(items: list[Any], game: str, base: Path | None = None, source: str = "") -> list[BotEntry]:
+    """Check a list of bots as a config's `bots` key holds them (specs or tables)."""
+    return _bots(Checker(source), {"bots": items}, get_game(game), base or Path.cwd())
+
+
+def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> list[BotEntry]:
     if "bots" not in data:
         raise check.fail("bots", "missing (a list of BOT specs or tables with spec, name, options)")
     entries: list[BotEntry] = []
@@ -371,7 +376,7 @@ def _bots(check: _Checker, data: Mapping[str, Any], game: Game, base: Path) -> l
     return entries
 
 
-def _setups(check: _Checker, value: Any, game: Game, players: int, seed: int, base: Path) -> list[SetupEntry]:
+def _setups(check: Checker, value: Any, game: Game, players: int, seed: int, base: Path) -> list[SetupEntry]:
     table = check.table(value, "setups")
     check.keys(table, SETUP_KEYS, "setups")
     partials: list[tuple[str, dict[str, Any]]] = []
@@ -406,7 +411,7 @@ def _setups(check: _Checker, value: Any, game: Game, players: int, seed: int, ba
     return setups
 
 
-def _clock(check: _Checker, value: Any) -> ClockSettings:
+def _clock(check: Checker, value: Any) -> ClockSettings:
     table = check.table(value, "clock")
     check.keys(table, CLOCK_KEYS, "clock")
     values: dict[str, Any] = {}
@@ -426,7 +431,7 @@ def _clock(check: _Checker, value: Any) -> ClockSettings:
         raise check.fail(f"clock.{field_name}" if field_name in CLOCK_KEYS else "clock", str(exc)) from None
 
 
-def _limits(check: _Checker, value: Any, where: str = "limits") -> Limits:
+def _limits(check: Checker, value: Any, where: str = "limits") -> Limits:
     table = check.table(value, where)
     check.keys(table, LIMIT_KEYS, where)
     values: dict[str, int | None] = {}
@@ -436,14 +441,14 @@ def _limits(check: _Checker, value: Any, where: str = "limits") -> Limits:
     return Limits(**values)
 
 
-def _sandbox(check: _Checker, value: Any) -> Sandbox:
+def _sandbox(check: Checker, value: Any) -> Sandbox:
     try:
         return check_sandbox(check.string(value, "sandbox"))
     except SandboxError as exc:
         raise check.fail("sandbox", str(exc)) from None
 
 
-def _strikes(check: _Checker, value: Any) -> StrikeRule:
+def _strikes(check: Checker, value: Any) -> StrikeRule:
     table = check.table(value, "strikes")
     check.keys(table, STRIKE_KEYS, "strikes")
     max_strikes = check.integer(table.get("max_strikes", StrikeRule.max_strikes), "strikes.max_strikes", 0)
@@ -454,7 +459,7 @@ def _strikes(check: _Checker, value: Any) -> StrikeRule:
     return StrikeRule(max_strikes, tuple(str(reason) for reason in reasons))
 
 
-def _sprt(check: _Checker, value: Any, bots: int) -> SprtSettings:
+def _sprt(check: Checker, value: Any, bots: int) -> SprtSettings:
     table = check.table(value, "sprt")
     if bots != 2:
         raise check.fail("sprt", f"an SPRT compares two bots; this config has {bots}")
@@ -464,7 +469,7 @@ def _sprt(check: _Checker, value: Any, bots: int) -> SprtSettings:
         raise check.fail("", str(exc)) from None
 
 
-def _format(check: _Checker, data: Mapping[str, Any], bots: list[BotEntry], players: int, games: int) -> FormatSpec:
+def _format(check: Checker, data: Mapping[str, Any], bots: list[BotEntry], players: int, games: int) -> FormatSpec:
     kind = check.string(data.get("format", "round-robin"), "format")
     if kind not in FORMATS:
         raise check.fail("format", f"{kind!r} is not one of {', '.join(FORMATS)}")

@@ -22,6 +22,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from arena.launch.launcher import PR_SET_PDEATHSIG
+from arena.tournament.config import BotEntry
 from arena.tournament.schedule import MatchTask
 from arena.tournament.worker import MatchRecord, MatchRunner, RunnerPlan
 
@@ -64,6 +65,9 @@ def _worker_main(conn: Connection, plan: RunnerPlan, coordinator: int) -> None:
             task = conn.recv()
             if task is None:
                 break
+            if isinstance(task, tuple):  # ("bots", entries): a ladder's new versions
+                runner.add_bots(task[1])
+                continue
             try:
                 conn.send(("ok", runner.run(task)))
             except Exception:  # noqa: BLE001 - an arena bug is reported (with its traceback), not fatal here
@@ -128,6 +132,15 @@ class LocalExecutor:
             worker.conn.send(task)
         except (BrokenPipeError, OSError):
             pass  # the worker is dead; wait() reports its matches as lost
+
+    def add_bots(self, entries: tuple[BotEntry, ...]) -> None:
+        """Tell every worker of more bots, numbered after those known (sent before any match that uses them)."""
+        self.plan = replace(self.plan, bots=self.plan.bots + entries)
+        for worker in self.workers:
+            try:
+                worker.conn.send(("bots", entries))
+            except (BrokenPipeError, OSError):
+                pass  # a dead worker is replaced with the whole plan
 
     def wait(self, timeout: float | None = None) -> list[Outcome]:
         """Outcomes that are ready, after waiting up to timeout for the first one."""

@@ -196,6 +196,11 @@ class BotPool:
             ending.append(oldest)
         self._end(ending)
 
+    def add_bots(self, entries: tuple[BotEntry, ...]) -> None:
+        """Know more bots (a ladder's new versions), numbered after those known."""
+        self.plan = dataclasses.replace(self.plan, bots=self.plan.bots + entries)
+        self.specs += [launch_spec(entry.spec) for entry in entries]
+
     def close(self) -> None:
         """Say bye to every idle bot and stop it."""
         players = [player for _, player in self.idle.values()]
@@ -264,6 +269,11 @@ class MatchRunner:
             record.log_data = path.read_bytes()
             path.unlink()
         return record
+
+    def add_bots(self, entries: tuple[BotEntry, ...]) -> None:
+        """Know more bots, numbered after those known (a ladder grows while it plays)."""
+        self.pool.add_bots(entries)
+        self.plan = self.pool.plan
 
     def _open_log(self, task: MatchTask) -> tuple[Path | None, LogWriter | NullLog]:
         if not self.plan.log_dir:

@@ -6,30 +6,13 @@ fail under CI (the CI variable set): there they are part of what must pass.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.viewer.browser import CHROMIUM, CHROMIUM_ARGS, Watched, missing
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for the whole session."""
-    why = missing()
-    if why:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser tests cannot run: {why}; CI must install it")
-        pytest.skip(why)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+from tests.viewer.browser import Watched
 
 
 @pytest.fixture

@@ -1,0 +1,1 @@
+"""The contest server: entrants submit bots, the sandbox builds and validates them, a ladder plays them."""

@@ -1,0 +1,188 @@
+"""`arena serve`, `arena entrants` and `arena submit`: run a contest server, register entrants, upload a bot."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import secrets
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
+
+EXTRA_HINT = "arena serve needs the server extra: pip install 'arena[server]' (or -e '.[server]' in a checkout)"
+
+
+def register(subparsers: Any) -> None:
+    """Add `serve`, `entrants` and `submit` (called by arena.cli.main)."""
+    s = subparsers.add_parser(
+        "serve", help="run a contest server: entrants submit bots, a sandboxed ladder plays them",
+        description="Start the contest server of CONFIG (TOML): the web pages and JSON API, the build and "
+                    "validation of submissions in the sandbox, and the ladder. State lives under the config's "
+                    "directory (SQLite, submissions, logs, finals); a restart resumes it.")
+    s.add_argument("config", metavar="CONFIG")
+    s.add_argument("--host", help="address to listen on (default: the config's, else 127.0.0.1)")
+    s.add_argument("--port", type=int, help="port (default: the config's, else 8000; 0 picks a free one)")
+    s.add_argument("--workers", type=positive_int, metavar="N", help="referee processes for the ladder")
+    s.add_argument("--insecure", action="store_true",
+                   help="allow sandbox = \"none\" (bots run as your user: for trusted bots only)")
+    s.add_argument("--executor", choices=("local",), default="local",
+                   help="where ladder games run (local worker processes)")
+    s.set_defaults(func=cmd_serve)
+
+    e = subparsers.add_parser("entrants", help="list or add a contest server's entrants",
+                              description="Add an entrant to CONFIG's contest (its token is printed once and "
+                                          "stored hashed), or list the entrants.")
+    e.add_argument("action", choices=("add", "list"))
+    e.add_argument("config", metavar="CONFIG")
+    e.add_argument("names", nargs="*", metavar="NAME")
+    e.set_defaults(func=cmd_entrants)
+
+    u = subparsers.add_parser("submit", help="upload a bot to a contest server",
+                              description="Upload PATH (a source file or an archive with arena.toml) to the "
+                                          "server at URL as the entrant whose token is given, then print the "
+                                          "submission's id and status (--wait: until it is validated).")
+    u.add_argument("url", metavar="URL")
+    u.add_argument("path", metavar="PATH")
+    u.add_argument("--token", required=True, help="your entrant token (or @FILE to read it from a file)")
+    u.add_argument("--wait", action="store_true", help="wait until the build and validation are done")
+    u.add_argument("--timeout", type=positive_int, default=600, metavar="S", help="how long --wait waits")
+    u.set_defaults(func=cmd_submit)
+
+
+def _config(path: str, insecure: bool = False) -> Any:
+    from arena.server.config import load_server_config
+    from arena.tournament.config import ConfigError
+
+    try:
+        return load_server_config(path, insecure)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the server until SIGINT or SIGTERM."""
+    try:
+        import uvicorn
+    except ImportError:
+        raise CliError(EXTRA_HINT) from None
+    import dataclasses
+
+    from arena.server.app import create_app
+    from arena.server.auth import AuthError
+    from arena.server.db import DatabaseError
+    from arena.tournament.config import ConfigError
+
+    config = _config(args.config, args.insecure)
+    changes = {key: value for key, value in (("host", args.host), ("port", args.port), ("workers", args.workers))
+               if value is not None}
+    config = dataclasses.replace(config, **changes)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        app = create_app(config)
+    except (DatabaseError, AuthError, ConfigError, OSError) as exc:
+        raise CliError(str(exc)) from None
+    print(f"arena serve: {config.tournament.name} ({config.game}) on http://{config.host}:{config.port}/ — "
+          f"state in {config.directory}, admin token in {config.admin_token_file}", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=config.host, port=config.port, log_level="info", proxy_headers=True,
+                timeout_graceful_shutdown=5)
+    return EXIT_OK
+
+
+def cmd_entrants(args: argparse.Namespace) -> int:
+    """Add entrants (printing each token once) or list them."""
+    from arena.server.app import add_entrant
+    from arena.server.auth import AuthError
+    from arena.server.db import Database, DatabaseError
+
+    config = _config(args.config, insecure=True)
+    try:
+        db = Database(config.directory / "server.db")
+    except DatabaseError as exc:
+        raise CliError(str(exc)) from None
+    if args.action == "list":
+        for row in db.rows("SELECT e.name, e.disabled, (SELECT COUNT(*) FROM submissions s WHERE s.entrant = e.id) "
+                           "AS versions FROM entrants e WHERE e.house = 0 ORDER BY e.name"):
+            print(f"{row.name}\t{row.versions} versions{' (disqualified)' if row.disabled else ''}")
+        return EXIT_OK
+    if not args.names:
+        raise CliError("entrants add: name at least one entrant")
+    for name in args.names:
+        try:
+            token = add_entrant(db, name)
+        except AuthError as exc:
+            raise CliError(str(exc)) from None
+        print(f"{name}\t{token}")
+    return EXIT_OK
+
+
+def _request(url: str, token: str, data: bytes | None = None, content_type: str = "") -> tuple[int, Any]:
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+    if content_type:
+        headers["Content-Type"] = content_type
+    request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data is not None else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        try:
+            body = json.loads(exc.read() or b"null")
+        except ValueError:
+            body = {"error": exc.reason}
+        return exc.code, body
+    except (urllib.error.URLError, OSError) as exc:
+        raise CliError(f"cannot reach {url}: {getattr(exc, 'reason', exc)}") from None
+
+
+def multipart(field: str, filename: str, data: bytes) -> tuple[bytes, str]:
+    """A multipart/form-data body with one file field; (body, content type)."""
+    boundary = "arena-" + secrets.token_hex(12)
+    quoted = filename.replace('"', "%22").replace("\r", "").replace("\n", "")
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{quoted}\"\r\n"
+            f"Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    """Upload, print the id and status; with --wait, poll until the version is on the ladder or refused."""
+    import time
+
+    token = args.token
+    if token.startswith("@"):
+        try:
+            token = Path(token[1:]).read_text().strip()
+        except OSError as exc:
+            raise CliError(f"--token {args.token}: {exc.strerror}") from None
+    path = Path(args.path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    base = args.url.rstrip("/")
+    body, kind = multipart("file", path.name, data)
+    status, answer = _request(f"{base}/api/submissions", token, body, kind)
+    if status != 201:
+        message = answer.get("error") if isinstance(answer, dict) else answer
+        raise CliError(f"the server refused the upload ({status}): {message}")
+    print(f"submission {answer['id']}: version {answer['version']} of {answer['entrant']}, {answer['status']}",
+          flush=True)
+    if not args.wait:
+        return EXIT_OK
+    deadline = time.monotonic() + args.timeout
+    while time.monotonic() < deadline:
+        status, answer = _request(f"{base}/api/submissions/{answer['id']}", token)
+        if status != 200:
+            raise CliError(f"the server answered {status}: {answer}")
+        if answer["status"] not in ("queued", "building", "validating"):
+            break
+        time.sleep(1.0)
+    print(f"status: {answer['status']} — {answer['detail']}")
+    if answer["status"] in ("failed", "rejected"):
+        log = answer["build_log"] if answer["status"] == "failed" else answer["validation_log"]
+        print(log.rstrip())
+        return EXIT_FAILED
+    return EXIT_OK if answer["status"] == "active" else EXIT_FAILED

@@ -1,0 +1,175 @@
+"""The contest server's config (TOML): the game and its clock as in a tournament, plus the server's own keys.
+
+The tournament keys (`game`, `seed`, `setups`, `clock`, `limits`, `sandbox`) are checked by
+the tournament config's own code, so an error names the same key either way. The server
+adds `[server]`, `[ladder]`, `[uploads]`, `references` and `admin_token_file`. Paths are
+relative to the config file's directory.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.launch.plugins import bots_for
+from arena.launch.sandbox import Sandbox, resolve_sandbox
+from arena.tournament.config import Checker, ConfigError, TournamentConfig, config_from_data
+
+TOP_KEYS = ("name", "game", "seed", "setups", "clock", "limits", "sandbox", "references", "admin_token_file",
+            "directory", "server", "ladder", "uploads", "finals")
+SERVER_KEYS = ("host", "port", "workers", "secure_cookies")
+LADDER_KEYS = ("placement_games", "validation_games", "provisional_games", "max_errors", "max_error_rate",
+               "build_timeout_s", "lease_factor", "max_attempts", "scrimmages_per_hour", "max_games")
+UPLOAD_KEYS = ("max_bytes", "max_files", "max_unpacked_bytes", "versions_per_entrant", "per_hour")
+FINALS_KEYS = ("games_per_pairing", "format")
+
+
+@dataclass(frozen=True)
+class LadderPolicy:
+    """How new versions are checked and how the ladder pairs them."""
+
+    placement_games: int = 6  # against opponents across the rating range, before regular pairing
+    validation_games: int = 2  # per reference bot (both seats) before a version may enter
+    provisional_games: int = 12  # marked provisional on the board until it has this many
+    max_errors: int = 50  # a version with more failures than this is disabled ...
+    max_error_rate: float = 0.10  # ... or with more than this share of its games (after 10 games)
+    build_timeout_s: int = 120
+    lease_factor: float = 2.0  # a game or build not finished in this many times its limit is retried
+    max_attempts: int = 3  # tries of a game or build before it is given up (void)
+    scrimmages_per_hour: int = 6  # unrated test games an entrant may ask for
+    max_games: int = 200  # a version with this many rated games only plays when another needs an opponent
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """What one submission may be."""
+
+    max_bytes: int = 2 * 2**20  # the uploaded file
+    max_files: int = 200  # in an archive
+    max_unpacked_bytes: int = 20 * 2**20  # an archive's members together
+    versions_per_entrant: int = 50
+    per_hour: int = 20  # submissions of one entrant in any hour
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """A checked server config."""
+
+    tournament: TournamentConfig  # game, setups, clock, limits and sandbox; its bots are the references
+    directory: Path  # where the server keeps its database, submissions, logs and finals
+    admin_token_file: Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    secure_cookies: bool = False  # True behind an HTTPS proxy: cookies are sent over HTTPS only
+    ladder: LadderPolicy = field(default_factory=LadderPolicy)
+    uploads: UploadLimits = field(default_factory=UploadLimits)
+    finals_games: int = 4
+    finals_format: str = "round-robin"
+    source: str = ""
+
+    @property
+    def game(self) -> str:
+        """The game every match is played in."""
+        return self.tournament.game
+
+    @property
+    def references(self) -> list[str]:
+        """The reference bots' names: validation opponents and the ladder's house bots."""
+        return [bot.name for bot in self.tournament.bots]
+
+
+def load_server_config(path: str | os.PathLike[str], insecure: bool = False) -> ServerConfig:
+    """Read and check a server config; ConfigError names the file and the key."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text: {exc.reason}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    return server_config_from_data(data, path.resolve().parent, str(path), insecure, path.stem)
+
+
+def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "", insecure: bool = False,
+                            default_name: str = "contest") -> ServerConfig:
+    """Check a server config given as a map."""
+    check = Checker(source)
+    check.keys(data, TOP_KEYS, "")
+    if "game" not in data:
+        raise check.fail("game", "missing (the game the contest is played in)")
+    game = check.string(data["game"], "game")
+    references = check.array(data.get("references", [b.name for b in bots_for(game)]), "references")
+    if not references:
+        raise check.fail("references", f"{game} has no reference bots; name at least one bot spec")
+    tournament_keys = ("game", "seed", "setups", "clock", "limits", "sandbox")
+    tdata = {key: data[key] for key in tournament_keys if key in data}
+    tdata.setdefault("sandbox", "bwrap")
+    tdata |= {"name": check.string(data.get("name", default_name), "name"), "bots": references, "players": 2,
+              "logs": True}
+    tournament = config_from_data(tdata, base=base, source=source)
+    if tournament.players != 2:
+        raise check.fail("game", f"the ladder pairs two bots; {game} needs {tournament.players}")
+    mode = resolve_sandbox(tournament.sandbox).mode
+    if mode == Sandbox.NONE and not insecure:
+        raise check.fail("sandbox", "the server runs untrusted code and needs a sandbox (bwrap: apt-get install "
+                                    "bubblewrap); start with --insecure to run it without one")
+    if mode == Sandbox.UID:
+        raise check.fail("sandbox", "the server builds submissions in bwrap (apt-get install bubblewrap); "
+                                    "uid alone is not enough (or --insecure with sandbox = \"none\")")
+    server = check.table(data.get("server", {}), "server")
+    check.keys(server, SERVER_KEYS, "server")
+    directory = base / check.string(data.get("directory", f"{tournament.name}-server"), "directory")
+    token_file = base / check.string(data.get("admin_token_file", str(directory / "admin.token")),
+                                     "admin_token_file")
+    finals = check.table(data.get("finals", {}), "finals")
+    check.keys(finals, FINALS_KEYS, "finals")
+    finals_format = check.string(finals.get("format", "round-robin"), "finals.format")
+    if finals_format not in ("round-robin", "swiss", "knockout"):
+        raise check.fail("finals.format", f"{finals_format!r} is not one of round-robin, swiss, knockout")
+    return ServerConfig(
+        tournament=tournament, directory=directory, admin_token_file=token_file,
+        host=check.string(server.get("host", "127.0.0.1"), "server.host"),
+        port=check.integer(server.get("port", 8000), "server.port", 0, 65535),
+        workers=check.integer(server.get("workers", 1), "server.workers", 1, 256),
+        secure_cookies=check.boolean(server.get("secure_cookies", False), "server.secure_cookies"),
+        ladder=_ladder(check, data.get("ladder", {})), uploads=_uploads(check, data.get("uploads", {})),
+        finals_games=_even(check, finals.get("games_per_pairing", 4), "finals.games_per_pairing"),
+        finals_format=finals_format, source=source,
+    )
+
+
+def _even(check: Checker, value: Any, key: str) -> int:
+    games = check.integer(value, key, 2, 10_000)
+    if games % 2:
+        raise check.fail(key, f"must be even (both seats equally often), got {games}")
+    return games
+
+
+def _ladder(check: Checker, value: Any) -> LadderPolicy:
+    table = check.table(value, "ladder")
+    check.keys(table, LADDER_KEYS, "ladder")
+    rate = table.get("max_error_rate", LadderPolicy.max_error_rate)
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate <= 1:
+        raise check.fail("ladder.max_error_rate", f"must be a number in (0, 1], got {rate!r}")
+    factor = table.get("lease_factor", LadderPolicy.lease_factor)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or factor < 1:
+        raise check.fail("ladder.lease_factor", f"must be a number >= 1, got {factor!r}")
+    ints = {key: check.integer(table[key], f"ladder.{key}", 1 if key != "placement_games" else 0, 100_000)
+            for key in LADDER_KEYS if key in table and key not in ("max_error_rate", "lease_factor")}
+    if "validation_games" in ints and ints["validation_games"] % 2:
+        raise check.fail("ladder.validation_games", "must be even (both seats)")
+    return LadderPolicy(**ints, max_error_rate=float(rate), lease_factor=float(factor))
+
+
+def _uploads(check: Checker, value: Any) -> UploadLimits:
+    table = check.table(value, "uploads")
+    check.keys(table, UPLOAD_KEYS, "uploads")
+    return UploadLimits(**{key: check.integer(table[key], f"uploads.{key}", 1) for key in UPLOAD_KEYS
+                           if key in table})

@@ -1,0 +1,248 @@
+"""From upload to ladder: store a submission, build it in the sandbox, validate it against the reference bots.
+
+A version enters the ladder only when its build succeeded and it played its validation
+games (both seats against every reference bot, on the contest's first setup, with the
+contest's clock and sandbox) without a single failure of its own. A failed build or
+validation leaves the entrant's previous version on the ladder. Builds hold a lease: one
+left by a killed server is taken up again, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from arena.launch.build import BuildLimits, run_build
+from arena.launch.process import LaunchError, MachineError
+from arena.launch.sandbox import SandboxError, resolve_sandbox
+from arena.outcomes import FAILURES
+from arena.server.config import ServerConfig
+from arena.server.db import Database, Row, Status, now
+from arena.server.ladder import MU, SIGMA
+from arena.server.sources import SubmissionError, extract_built, read_upload
+from arena.tournament.config import ConfigError, config_from_data
+from arena.tournament.errors import TournamentError
+from arena.tournament.runner import Coordinator, RunOptions
+from arena.tournament.store import StoreError
+
+log = logging.getLogger(__name__)
+
+VALIDATION_LEASE_S = 600.0
+
+
+class QuotaError(ValueError):
+    """An entrant asked for more than the limits allow (too many versions, too many per hour, frozen)."""
+
+
+def submission_dir(config: ServerConfig, entrant: str, version: int) -> Path:
+    """Where a version's upload and built files live."""
+    return config.directory / "submissions" / entrant / f"v{version}"
+
+
+def accept_upload(config: ServerConfig, db: Database, entrant: Row, filename: str, data: bytes) -> int:
+    """Check an upload, store it and queue its build; the new submission's id.
+
+    SubmissionError: the upload itself is unacceptable; QuotaError: the entrant may not submit now.
+    """
+    if db.setting("frozen") == "1":
+        raise QuotaError("submissions are closed (the contest is frozen for the finals)")
+    limits = config.uploads
+    sources = read_upload(filename, data, limits, config.game)  # refuses before anything is stored
+    hour_ago = now() - 3600
+    recent = db.value("SELECT COUNT(*) FROM submissions WHERE entrant = ? AND created > ?", entrant.id, hour_ago)
+    if recent >= limits.per_hour:
+        raise QuotaError(f"at most {limits.per_hour} submissions per hour; try again later")
+    with db.transaction() as tx:
+        version = tx.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM submissions WHERE entrant = ?",
+                             (entrant.id,)).fetchone()[0]
+        if version > limits.versions_per_entrant:
+            raise QuotaError(f"at most {limits.versions_per_entrant} versions per entrant")
+        folder = submission_dir(config, entrant.name, version)
+        upload = folder / "upload"
+        shutil.rmtree(folder, ignore_errors=True)  # a leftover of a write that never committed
+        upload.mkdir(parents=True)
+        (upload / Path(filename).name).write_bytes(data)
+        stamp = now()
+        return int(tx.execute(
+            "INSERT INTO submissions (entrant, version, filename, language, status, created, updated) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (entrant.id, version, Path(filename).name, sources.language, Status.QUEUED, stamp, stamp)).lastrowid)
+
+
+class Intake:
+    """Builds and validates queued submissions, one at a time per intake thread."""
+
+    def __init__(self, config: ServerConfig, db: Database) -> None:
+        self.config = config
+        self.db = db
+        self.isolation = resolve_sandbox(config.tournament.sandbox)
+
+    def claim(self) -> Row | None:
+        """The next submission to build (queued, or left mid-way by a dead server), leased to this thread."""
+        policy = self.config.ladder
+        stamp = now()
+        with self.db.transaction() as tx:
+            found = tx.execute(
+                "SELECT s.*, e.name AS entrant_name FROM submissions s JOIN entrants e ON e.id = s.entrant "
+                "WHERE s.status = ? OR (s.status IN (?, ?) AND s.lease_until < ?) ORDER BY s.id LIMIT 1",
+                (Status.QUEUED, Status.BUILDING, Status.VALIDATING, stamp)).fetchone()
+            if found is None:
+                return None
+            row = Row(dict(found))
+            if row.attempts >= policy.max_attempts:
+                tx.execute("UPDATE submissions SET status = ?, detail = ?, updated = ? WHERE id = ?",
+                           (Status.FAILED, f"not built: the server failed {row.attempts} times while building it "
+                            "(a system fault, not the submission's)", stamp, row.id))
+                return None
+            lease = stamp + policy.build_timeout_s * policy.lease_factor + VALIDATION_LEASE_S
+            tx.execute("UPDATE submissions SET status = ?, attempts = attempts + 1, lease_until = ?, updated = ? "
+                       "WHERE id = ?", (Status.BUILDING, lease, stamp, row.id))
+        return row
+
+    def process(self, row: Row) -> None:
+        """Build and validate one claimed submission; record the outcome."""
+        folder = submission_dir(self.config, row.entrant_name, row.version)
+        try:
+            data = (folder / "upload" / row.filename).read_bytes()
+            sources = read_upload(row.filename, data, self.config.uploads, self.config.game)
+        except (OSError, SubmissionError) as exc:
+            self._finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
+            return
+        limits = BuildLimits(timeout_s=float(self.config.ladder.build_timeout_s))
+        started = time.monotonic()
+        try:
+            built = run_build(sources.build or "true", sources.tar(), self.isolation, limits)
+        except (MachineError, OSError) as exc:  # the machine's fault: try again later
+            self._retry(row, f"the build could not start: {exc}")
+            return
+        took = time.monotonic() - started
+        header = f"$ {sources.build or '(nothing to build)'}\n"
+        if not built.ok:
+            why = ("it ran longer than the limit of %d s" % limits.timeout_s if built.timed_out else
+                   "its result was larger than %d MiB" % limits.output_mb if built.too_big else
+                   f"the command exited with status {built.returncode}")
+            self._finish(row, Status.FAILED, f"build failed: {why}", build_log=header + built.log)
+            return
+        bot_dir = folder / "bot"
+        shutil.rmtree(bot_dir, ignore_errors=True)
+        bot_dir.mkdir()
+        try:
+            extract_built(built.tar, str(bot_dir), self.config.uploads)
+        except SubmissionError as exc:
+            self._finish(row, Status.FAILED, str(exc), build_log=header + built.log)
+            return
+        bot_dir.chmod(0o755)
+        build_log = header + built.log + f"\nbuilt in {took:.1f} s\n"
+        spec = {"spec": sources.run.replace("{dir}", str(bot_dir)), "name": f"{row.entrant_name}-v{row.version}",
+                "dir": str(bot_dir)}
+        self.db.execute("UPDATE submissions SET status = ?, build_log = ?, spec = ?, updated = ? WHERE id = ?",
+                        Status.VALIDATING, build_log, json.dumps(spec), now(), row.id)
+        try:
+            passed, report = self.validate(row, spec)
+        except (TournamentError, StoreError, MachineError, OSError) as exc:
+            self._retry(row, f"validation could not run: {exc}")
+            return
+        except (ConfigError, LaunchError, SandboxError) as exc:
+            self._finish(row, Status.REJECTED, f"rejected: the bot cannot be started: {exc}", build_log=build_log,
+                         validation_log=str(exc))
+            return
+        if passed:
+            self._activate(row, report)
+        else:
+            self._finish(row, Status.REJECTED, "rejected: it failed validation games (see the validation log)",
+                         build_log=build_log, validation_log=report)
+
+    def validate(self, row: Row, spec: dict[str, Any]) -> tuple[bool, str]:
+        """Play the validation games; (passed, report)."""
+        tournament = self.config.tournament
+        name = spec["name"]
+        references = [{"spec": b.spec.text, "name": f"{b.name} (reference)" if b.name == name else b.name,
+                       "options": b.spec.options} for b in tournament.bots]
+        data = {"name": f"validate-{row.id}", "game": tournament.game, "seed": row.id, "players": 2,
+                "games_per_pairing": self.config.ladder.validation_games,
+                "setups": {"maps": [tournament.setups[0].setup]}, "clock": clock_data(self.config),
+                "limits": limits_data(self.config), "sandbox": str(tournament.sandbox),
+                "strikes": {"max_strikes": 0}, "format": "gauntlet", "challengers": [name],
+                "bots": [spec, *references], "concurrency": 1}
+        config = config_from_data(data, base=Path(spec["dir"]), source=f"validation of {name}")
+        out = self.config.directory / "validation" / str(row.id)
+        shutil.rmtree(out, ignore_errors=True)
+        coordinator = Coordinator(config, RunOptions(out=out, quiet=True))
+        try:
+            coordinator.run()
+            records = coordinator.store.records("ord")
+        finally:
+            coordinator.close()
+        lines = []
+        failed = Counter[str]()
+        for record in records:
+            seat = record.bots.index(0)
+            opponent = record.names[1 - seat]
+            result = ("won" if record.ranks[seat] < record.ranks[1 - seat] else
+                      "lost" if record.ranks[seat] > record.ranks[1 - seat] else "drew")
+            line = f"game {record.match} vs {opponent} (seat {seat}): {result}, {record.reason}"
+            if record.reason in FAILURES and record.offender is not None:
+                culprit = "this bot" if record.offender == seat else f"{opponent} (not counted)"
+                line += f" by {culprit}"
+                if record.detail:
+                    line += f": {record.detail}"
+                if record.offender == seat:
+                    failed[str(record.reason)] += 1
+            lines.append(line)
+        verdict = ("PASS: no failure in %d games" % len(records) if not failed else
+                   "FAIL: " + ", ".join(f"{reason} {count}" for reason, count in sorted(failed.items())))
+        return not failed and bool(records), "\n".join([*lines, verdict]) + "\n"
+
+    def _activate(self, row: Row, report: str) -> None:
+        """The version enters the ladder; the entrant's previous version leaves it (keeping its history)."""
+        stamp = now()
+        with self.db.transaction() as tx:
+            previous = tx.execute("SELECT id, mu FROM submissions WHERE entrant = ? AND status = ? AND id != ?",
+                                  (row.entrant, Status.ACTIVE, row.id)).fetchall()
+            mu = previous[-1]["mu"] if previous else MU  # a new version inherits the old mean, not its certainty
+            for old in previous:
+                tx.execute("UPDATE submissions SET status = ?, detail = ?, updated = ? WHERE id = ?",
+                           (Status.RETIRED, f"replaced by version {row.version}", stamp, old["id"]))
+            tx.execute("UPDATE submissions SET status = ?, detail = ?, validation_log = ?, mu = ?, sigma = ?, "
+                       "placement_left = ?, updated = ?, lease_until = 0 WHERE id = ?",
+                       (Status.ACTIVE, "on the ladder", report, mu, SIGMA, self.config.ladder.placement_games,
+                        stamp, row.id))
+
+    def _finish(self, row: Row, status: Status, detail: str, build_log: str | None = None,
+                validation_log: str | None = None) -> None:
+        sets = ["status = ?", "detail = ?", "updated = ?", "lease_until = 0"]
+        values: list[Any] = [status, detail, now()]
+        if build_log is not None:
+            sets.append("build_log = ?")
+            values.append(build_log)
+        if validation_log is not None:
+            sets.append("validation_log = ?")
+            values.append(validation_log)
+        self.db.execute(f"UPDATE submissions SET {', '.join(sets)} WHERE id = ?", *values, row.id)
+
+    def _retry(self, row: Row, problem: str) -> None:
+        """A system fault: back to the queue (the attempts count stops it eventually)."""
+        log.warning("submission %d: %s", row.id, problem)
+        self.db.execute("UPDATE submissions SET status = ?, detail = ?, lease_until = 0, updated = ? WHERE id = ?",
+                        Status.QUEUED, f"waiting to be tried again: {problem}", now(), row.id)
+
+
+def clock_data(config: ServerConfig) -> dict[str, Any]:
+    """The contest's clock as config keys."""
+    return {key: value for key, value in config.tournament.clock.to_data().items() if value is not None}
+
+
+def limits_data(config: ServerConfig) -> dict[str, Any]:
+    """The contest's limits as config keys (None lifts a limit: false)."""
+    limits = config.tournament.limits
+    return {key: (False if value is None else value) for key, value in vars(limits).items()}
+
+
+def house_spec(name: str, spec_text: str, options: dict[str, Any]) -> str:
+    """The stored spec of a reference bot on the ladder."""
+    return json.dumps({"spec": spec_text, "name": name, "options": options})

@@ -1,0 +1,228 @@
+"""The contest server end to end: a real `arena serve`, real uploads, real builds in bubblewrap, a real ladder.
+
+One server plays the whole story, in order: two students submit (a Python file through
+`arena submit`, a C file through the API), broken submissions are refused with logs only
+their owner sees, the ladder places and rates the good ones, every game replays and its
+log verifies, the server is killed with SIGKILL mid-ladder and resumes without losing or
+repeating a game, and the admin freezes submissions and plays finals that `arena verify`
+accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import ROOT, require
+from tests.server.fixtures import BROKEN_C, FEWEST, SLOW, archive_bot
+from tests.server.server import Server, make_server, wait_for
+
+CBOT = (ROOT / "bots" / "examples" / "cbot.c").read_bytes()
+ILLEGAL = (ROOT / "tests" / "fixtures" / "illegal_bot.py").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    require("bwrap")
+    require("cc")
+    server = make_server(tmp_path_factory.mktemp("contest"), max_games=12, build_timeout=15)
+    server.add("alice", "bob", "carol")
+    server.start()
+    yield server
+    if server.process is not None and server.process.poll() is None:
+        server.stop()
+
+
+def games(server: Server) -> list[dict[str, Any]]:
+    return server.get("/api/games").json()
+
+
+def board(server: Server) -> dict[str, dict[str, Any]]:
+    return {row["name"]: row for row in server.get("/api/leaderboard").json()}
+
+
+def test_two_students_are_validated_placed_and_rated(server: Server) -> None:
+    fewest = server.directory / "fewest.py"
+    fewest.write_bytes(FEWEST)
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "submit", server.url, str(fewest), "--token",
+                           server.tokens["alice"], "--wait", "--timeout", "240"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "status: active" in done.stdout
+    answer = server.submit("bob", "cbot.c", CBOT)
+    assert answer.status_code == 201, answer.text
+    assert answer.json()["status"] == "queued" and answer.json()["language"] == "c"
+    bob = server.settled("bob", answer.json()["id"])
+    assert bob["status"] == "active", bob
+    assert "cc -O2" in bob["build_log"] and "PASS" in bob["validation_log"]
+    # Placement first: both versions play their 4 placement games, then appear rated.
+    wait_for(lambda: all(board(server).get(name, {}).get("games", 0) >= 4 for name in ("alice", "bob")), 180,
+             "placement games of both versions")
+    rows = board(server)
+    for name in ("alice", "bob"):
+        assert rows[name]["version"] == 1 and rows[name]["low"] < rows[name]["mu"] < rows[name]["high"]
+        assert isinstance(rows[name]["rating"], float)
+    placements = [g for g in games(server) if g["kind"] == "placement"]
+    assert len({tuple(g["submissions"]) for g in placements}) >= 2
+
+
+def test_a_broken_build_and_an_illegal_bot_are_refused_and_only_their_owner_sees_why(server: Server) -> None:
+    broken = server.submit("carol", "broken.c", BROKEN_C)
+    illegal = server.submit("carol", "illegal.py", ILLEGAL)
+    assert broken.status_code == illegal.status_code == 201
+    failed = server.settled("carol", broken.json()["id"])
+    assert failed["status"] == "failed" and "error" in failed["build_log"]
+    rejected = server.settled("carol", illegal.json()["id"])
+    assert rejected["status"] == "rejected" and "illegal" in rejected["validation_log"]
+    # Another entrant, no token, a wrong token: the submission does not exist for them.
+    for token in (server.tokens["alice"], None, "not-a-token"):
+        answer = server.get(f"/api/submissions/{illegal.json()['id']}", token)
+        assert answer.status_code == 404 and "validation_log" not in answer.text
+    page = server.get(f"/submissions/{illegal.json()['id']}", server.tokens["alice"])
+    assert page.status_code == 404
+    public = server.get("/entrants/carol").text
+    assert "rejected" in public and "FAIL" not in public and "/submissions/" not in public
+    assert "carol" not in board(server)  # never on the ladder
+
+
+def test_uploads_without_a_valid_token_are_refused(server: Server) -> None:
+    with server.client() as anonymous:
+        assert anonymous.post("/api/submissions", files={"file": ("a.py", FEWEST)}).status_code == 401
+    with server.client("wrong-token-" + "x" * 20) as wrong:
+        assert wrong.post("/api/submissions", files={"file": ("a.py", FEWEST)}).status_code == 401
+    with server.client(server.tokens["carol"]) as carol:
+        big = carol.post("/api/submissions", files={"file": ("big.py", b"#" * 300_000)})
+        assert big.status_code == 413
+        escape = carol.post("/api/submissions", files={"file": ("evil.tar.gz", _escaping_tar())})
+        assert escape.status_code == 422 and "outside" in escape.json()["error"]
+
+
+def _escaping_tar() -> bytes:
+    from tests.server.fixtures import tar_of
+
+    return tar_of({"arena.toml": b'run = "./bot"\n', "../../escaped": b"x"})
+
+
+def test_a_build_that_forks_without_end_or_fills_its_disk_fails_alone(server: Server) -> None:
+    bomb = server.submit("carol", "bomb.tar.gz", archive_bot("f() { f | f & }; f; sleep 30"))
+    fill = server.submit("carol", "fill.tar.gz", archive_bot("i=0; while head -c 50000000 /dev/zero > junk$i; do i=$((i+1)); done; false"))
+    assert bomb.status_code == fill.status_code == 201
+    for answer in (bomb, fill):
+        result = server.settled("carol", answer.json()["id"], timeout=120)
+        assert result["status"] == "failed", result
+    assert "No space left" in server.submission("carol", fill.json()["id"])["build_log"]
+    assert not (server.state / "submissions" / "carol" / "junk").exists()
+    health = server.get("/health").json()
+    assert health["ok"], health
+
+
+def test_every_game_replays_and_its_log_verifies(server: Server) -> None:
+    played = [g for g in games(server) if g["status"] == "done"]
+    assert played
+    for game in played[:5]:
+        page = server.get(game["replay"])
+        assert page.status_code == 200 and 'id="board"' in page.text
+    logs = sorted((server.state / "ladder" / "logs").glob("*.msgpack"))[:5]
+    for log in logs:
+        done = subprocess.run([sys.executable, "-m", "arena.cli", "replay", str(log), "--verify"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_bots_output_is_shown_to_its_owner_only(server: Server) -> None:
+    own = [g for g in games(server) if g["status"] == "done" and "alice v1" in g["players"]][0]
+    seat = own["players"].index("alice v1")
+    with server.client(server.tokens["alice"]) as alice:
+        login = alice.post("/login", data={"token": server.tokens["alice"], "csrf": _csrf(alice, "/login")})
+        assert login.status_code == 303
+        alice.cookies = login.cookies
+        page = alice.get(own["replay"]).text
+    anonymous = server.get(own["replay"]).text
+    assert f"output of seat {seat}" not in anonymous
+    assert page.count("output of seat") <= 1  # its own seat at most, never the other's
+    assert f"output of seat {1 - seat}" not in page
+
+
+def _csrf(client: Any, path: str) -> str:
+    import re
+
+    return re.search(r'name="csrf" value="([^"]+)"', client.get(path).text).group(1)
+
+
+def test_forms_without_the_sessions_csrf_token_are_refused(server: Server) -> None:
+    with server.client() as browser:
+        login = browser.post("/login", data={"token": server.tokens["bob"], "csrf": _csrf(browser, "/login")})
+        assert login.status_code == 303
+        browser.cookies = login.cookies
+        before = server.get("/api/submissions", server.tokens["bob"]).json()
+        forged = browser.post("/submit", data={"csrf": "forged"}, files={"file": ("x.py", FEWEST)})
+        missing = browser.post("/submit", files={"file": ("x.py", FEWEST)})
+        assert forged.status_code == missing.status_code == 403
+        assert len(server.get("/api/submissions", server.tokens["bob"]).json()) == len(before)
+        good = browser.post("/submit", data={"csrf": _csrf(browser, "/entrants/bob")},
+                            files={"file": ("again.c", CBOT)})
+        assert good.status_code == 303
+    assert len(server.get("/api/submissions", server.tokens["bob"]).json()) == len(before) + 1
+
+
+def _results(server: Server) -> dict[int, tuple[str, str, str]]:
+    with sqlite3.connect(server.state / "server.db") as db:
+        return {row[0]: (row[1], row[2], row[3]) for row in
+                db.execute("SELECT id, scores, ranks, reason FROM games WHERE status = 'done'")}
+
+
+def test_a_server_killed_mid_ladder_resumes_without_losing_or_repeating_a_game(server: Server) -> None:
+    slow = server.submit("alice", "slow.py", SLOW)  # a new version: placement games of about a second each
+    assert server.settled("alice", slow.json()["id"])["status"] == "active"
+    wait_for(lambda: server.get("/health").json()["games_running"] > 0 or None, 60, "a game in flight")
+    server.stop(signal.SIGKILL)
+    before = _results(server)
+    with sqlite3.connect(server.state / "server.db") as db:
+        running = [row[0] for row in db.execute("SELECT id FROM games WHERE status = 'running'")]
+    server.process = None
+    server.start()
+    after = wait_for(lambda: (lambda r: r if all(g in r for g in running) and len(r) > len(before) else None)(
+        _results(server)), 120, "the interrupted games to be played after the restart")
+    assert all(after[game] == result for game, result in before.items())  # nothing played is lost or replayed
+    with sqlite3.connect(server.state / "server.db") as db:
+        attempts = dict(db.execute("SELECT id, attempts FROM games"))
+    assert all(attempts[game] == 1 for game in before if game not in running)
+    assert server.get("/health").json()["ok"]
+
+
+def test_the_admin_freezes_and_plays_finals_that_verify(server: Server) -> None:
+    admin = server.admin
+    with server.client(admin) as client:
+        assert client.post("/admin/freeze").json()["message"].startswith("Submissions are closed")
+    refused = server.submit("alice", "late.py", FEWEST)
+    assert refused.status_code == 403 and "frozen" in refused.json()["error"]
+    with server.client(admin) as client:
+        assert "finals started" in client.post("/admin/finals").json()["message"]
+    wait_for(lambda: server.get("/health").json()["finals"] == "done", 240, "the finals to end")
+    finals = server.state / "finals"
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "verify", str(finals)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    standings = json.loads((finals / "standings.json").read_text())
+    assert {row["name"] for row in standings["bots"]} == {"alice", "bob"}  # carol never had an active version
+    assert server.get("/finals").status_code == 200
+
+
+def test_a_graceful_stop_leaves_nothing_running(server: Server) -> None:
+    code = server.stop(signal.SIGTERM)
+    assert code in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it handled, once shut down
+    assert any("Application shutdown complete" in line for line in server.output)
+    with sqlite3.connect(server.state / "server.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM games WHERE status = 'running'").fetchone()[0] == 0
+
+
+def test_export_names_no_token(server: Server) -> None:
+    data = Path(server.state / "server.db").read_bytes()
+    assert all(token.encode() not in data for token in server.tokens.values())
