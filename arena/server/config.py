@@ -125,7 +125,7 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
                                     "uid alone is not enough (or --insecure with sandbox = \"none\")")
     server = check.table(data.get("server", {}), "server")
     check.keys(server, SERVER_KEYS, "server")
-    directory = base / check.string(data.get("directory", f"{tournament.name}-server"), "directory")
+    directory = (base / check.string(data.get("directory", f"{tournament.name}-server"), "directory")).resolve()
     token_file = base / check.string(data.get("admin_token_file", str(directory / "admin.token")),
                                      "admin_token_file")
     finals = check.table(data.get("finals", {}), "finals")

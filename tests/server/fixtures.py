@@ -3,30 +3,14 @@
 from __future__ import annotations
 
 import io
+import re
 import tarfile
 import zipfile
 
-FEWEST = b'''from protocol import Bot
+from tests.helpers import ROOT
 
-
-class FewestBot(Bot):
-    """Blocking: take the free cell that blocks the fewest free cells."""
-
-    def init_game(self, game, seat, players, setup, time_left_ms, match):
-        rows, cols = setup["rows"], setup["cols"]
-        self.free = {(r, c) for r in range(rows) for c in range(cols)}
-        self.free -= {tuple(cell) for cell in setup["blocked"]}
-
-    def area(self, r, c):
-        return {(r + dr, c + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)} & self.free
-
-    def turn(self, events, time_left_ms):
-        for seat, (r, c) in events:
-            self.free -= self.area(r, c)
-        r, c = min(self.free, key=lambda cell: (len(self.area(*cell)), cell))
-        self.free -= self.area(r, c)
-        return [r, c]
-'''
+# The README's example bot: what a student would upload first.
+FEWEST = re.search(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1).encode()  # type: ignore[union-attr]
 
 # The same bot, thinking 0.3 s a move: its games last long enough to be caught in flight.
 SLOW = FEWEST.replace(b"from protocol import Bot", b"import time\n\nfrom protocol import Bot").replace(
@@ -55,7 +39,7 @@ def tar_of(files: dict[str, bytes], links: dict[str, str] | None = None, mode: s
 def zip_of(files: dict[str, bytes], links: dict[str, str] | None = None) -> bytes:
     """A zip archive of files (and symlinks, stored the way Info-ZIP stores them)."""
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as out:
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as out:
         for name, data in files.items():
             out.writestr(name, data)
         for name, target in (links or {}).items():
@@ -69,3 +53,36 @@ def archive_bot(build: str, run: str = "python3 -m protocol.run bot.py") -> byte
     """A tar.gz of the Python bot with a manifest."""
     manifest = f'run = "{run}"\nbuild = "{build}"\n'.encode()
     return tar_of({"bot/arena.toml": manifest, "bot/bot.py": FEWEST})
+
+
+def spy(state: str, url: str) -> bytes:
+    """A legal Blocking bot that first tries to read the server's secrets and reach its port.
+
+    It crashes, naming what it got, when any attempt succeeds; so it passes validation only
+    if the sandbox stopped every one.
+    """
+    return FEWEST.replace(b"from protocol import Bot", f'''import glob
+import os
+import socket
+import urllib.parse
+
+from protocol import Bot
+
+STATE = {state!r}
+URL = urllib.parse.urlparse({url!r})
+leaks = []
+for path in ("admin.token", "server.db", "ladder/log.key", "submissions"):
+    try:
+        with open(os.path.join(STATE, path), "rb") as secret:
+            leaks.append(path + ": " + repr(secret.read(40)))
+    except OSError:
+        pass
+leaks += [found for found in glob.glob(os.path.join(STATE, "submissions", "*", "*", "upload", "*"))]
+try:
+    socket.create_connection((URL.hostname, URL.port), timeout=2).close()
+    leaks.append("the server's port")
+except OSError:
+    pass
+if leaks:
+    raise SystemExit("LEAKED " + "; ".join(leaks))
+'''.encode())

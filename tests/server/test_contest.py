@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import ROOT, require
-from tests.server.fixtures import BROKEN_C, FEWEST, SLOW, archive_bot
+from tests.server.fixtures import BROKEN_C, FEWEST, SLOW, archive_bot, spy
 from tests.server.server import Server, make_server, wait_for
 
 CBOT = (ROOT / "bots" / "examples" / "cbot.c").read_bytes()
@@ -123,6 +123,20 @@ def test_a_build_that_forks_without_end_or_fills_its_disk_fails_alone(server: Se
     assert health["ok"], health
 
 
+def test_a_bot_or_a_build_cannot_read_the_servers_secrets_nor_reach_its_port(server: Server) -> None:
+    state = str(server.state)
+    assert (server.state / "admin.token").is_file() and (server.state / "ladder" / "log.key").is_file()
+    bot = server.submit("carol", "spy.py", spy(state, server.url))
+    result = server.settled("carol", bot.json()["id"])
+    assert result["status"] == "active", result["validation_log"]  # no LEAKED crash in any game
+    probe = (f"cat {state}/admin.token || cat {state}/server.db || ls {state}/submissions || "
+             f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {server.url.rsplit(':', 1)[1]}))' "
+             "|| exit 0; exit 1")
+    build = server.submit("carol", "probe.tar.gz", archive_bot(probe.replace('"', '\\"')))
+    built = server.settled("carol", build.json()["id"])
+    assert "No such file" in built["build_log"] and built["status"] != "failed", built["build_log"]
+
+
 def test_every_game_replays_and_its_log_verifies(server: Server) -> None:
     played = [g for g in games(server) if g["status"] == "done"]
     assert played
@@ -211,7 +225,7 @@ def test_the_admin_freezes_and_plays_finals_that_verify(server: Server) -> None:
                           text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     standings = json.loads((finals / "standings.json").read_text())
-    assert {row["name"] for row in standings["bots"]} == {"alice", "bob"}  # carol never had an active version
+    assert {row["name"] for row in standings["bots"]} == {"alice", "bob", "carol"}  # carol's spy is active
     assert server.get("/finals").status_code == 200
 
 

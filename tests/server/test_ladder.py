@@ -1,0 +1,59 @@
+"""The ladder's pairing and rating rules, as pure functions."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from arena.server.ladder import SIGMA, Entry, nearest_k, pick_pair, rate
+
+
+def entry(number: int, mu: float = 25.0, games: int = 50, **kw: object) -> Entry:
+    return Entry(number, mu, kw.pop("sigma", 2.0), games, kw.pop("last", float(number)), **kw)  # type: ignore[arg-type]
+
+
+def test_a_new_version_plays_its_placement_games_first_across_the_rating_range() -> None:
+    rng = random.Random(1)
+    field = [entry(i, mu=10.0 + 5 * i) for i in range(1, 9)]
+    new = entry(99, games=0, placement_left=4, sigma=SIGMA)
+    opponents = []
+    for played in range(4):
+        first, second, placement = pick_pair([*field, Entry(99, 25.0, SIGMA, played, 0.0, 4 - played)], rng,
+                                             {99: played})
+        assert first.id == new.id and placement
+        opponents.append(second.mu)
+    assert min(opponents) < 25 < max(opponents)  # both ends of the range, not only neighbours
+
+
+def test_house_bots_and_busy_versions_are_never_scheduled_for() -> None:
+    rng = random.Random(2)
+    house = [entry(i, house=True) for i in range(1, 4)]
+    assert pick_pair(house, rng) is None  # references alone never play each other
+    busy = entry(10, busy=True)
+    for _ in range(200):
+        pair = pick_pair([*house, busy, entry(11)], rng)
+        assert pair is not None and pair[0].id == 11 and pair[1].id != 10
+
+
+def test_versions_with_fewer_games_are_chosen_more_often_and_the_ladder_comes_to_rest() -> None:
+    rng = random.Random(3)
+    field = [entry(1, games=0), entry(2, games=100), entry(3, games=100)]
+    firsts = Counter(pick_pair(field, rng)[0].id for _ in range(2000))  # type: ignore[index]
+    assert firsts[1] > firsts[2] + firsts[3]
+    assert pick_pair([entry(1, games=30), entry(2, games=40)], rng, max_games=30) is None
+
+
+def test_opponents_come_from_fewer_neighbours_as_the_rating_settles() -> None:
+    assert nearest_k(SIGMA, 20) == 20 and nearest_k(0.5, 20) == 3
+    field = [entry(i, mu=float(i)) for i in range(1, 21)]  # 50 games each: opponents only
+    settled = Entry(100, 10.0, 0.5, 5, 0.0)
+    pairs = [pick_pair([settled, *field], random.Random(seed), max_games=40) for seed in range(300)]
+    assert all(pair is not None and pair[0].id == 100 for pair in pairs)
+    assert max(abs(pair[1].mu - 10.0) for pair in pairs) <= 2.0  # type: ignore[index]
+
+
+def test_ratings_move_towards_the_winner_and_a_draw_keeps_the_means() -> None:
+    (wa, _), (wb, _) = rate((25.0, SIGMA), (25.0, SIGMA), [0, 1])
+    assert wa > 25 > wb
+    (da, sa), (db, sb) = rate((25.0, SIGMA), (25.0, SIGMA), [0, 0])
+    assert da == db == 25.0 and sa < SIGMA
