@@ -30,8 +30,10 @@ def register(subparsers: Any) -> None:
     s.add_argument("--workers", type=positive_int, metavar="N", help="referee processes for the ladder")
     s.add_argument("--insecure", action="store_true",
                    help="allow sandbox = \"none\" (bots run as your user: for trusted bots only)")
-    s.add_argument("--executor", choices=("local",), default="local",
-                   help="where ladder games run (local worker processes)")
+    s.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="where ladder games run: local worker processes, or a Dask cluster whose workers see the "
+                        "server's directory at the same path (pip install 'arena[dask]')")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler (tcp://host:8786) for --executor dask")
     s.set_defaults(func=cmd_serve)
 
     e = subparsers.add_parser("entrants", help="list or add a contest server's entrants",
@@ -78,7 +80,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from arena.tournament.config import ConfigError
 
     config = _config(args.config, args.insecure)
-    changes = {key: value for key, value in (("host", args.host), ("port", args.port), ("workers", args.workers))
+    if args.scheduler and args.executor != "dask":
+        raise CliError("--scheduler goes with --executor dask")
+    changes = {key: value for key, value in (("host", args.host), ("port", args.port), ("workers", args.workers),
+                                             ("executor", args.executor), ("scheduler", args.scheduler))
                if value is not None}
     config = dataclasses.replace(config, **changes)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -71,6 +71,8 @@ class ServerConfig:
     finals_games: int = 4
     finals_format: str = "round-robin"
     source: str = ""
+    executor: str = "local"  # or "dask" (arena serve --executor dask --scheduler ADDRESS)
+    scheduler: str | None = None
 
     @property
     def game(self) -> str:

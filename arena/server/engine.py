@@ -26,6 +26,7 @@ from arena.server.db import Database, GameKind, GameStatus, Row, Status, now
 from arena.server.intake import Intake, house_spec
 from arena.server.ladder import Entry, pick_pair, rate
 from arena.tournament.config import BotEntry, bot_entries
+from arena.tournament.dask_executor import DaskExecutor
 from arena.tournament.local import LocalExecutor, Outcome
 from arena.tournament.schedule import MatchTask, derive_seed
 from arena.tournament.worker import RunnerPlan
@@ -58,7 +59,7 @@ class Engine:
         self.slots: list[int] = []  # submission id of each bot number the workers know
         self.slot_of: dict[int, int] = {}
         self.inflight: dict[int, Flight] = {}
-        self.executor: LocalExecutor | None = None
+        self.executor: LocalExecutor | DaskExecutor | None = None
         self.error = ""  # why the ladder stopped, when it did
         self.finals_error = ""
 
@@ -140,11 +141,16 @@ class Engine:
         return RunnerPlan(key="ladder", game=tournament.game, bots=(), setups=tuple(s.setup for s in tournament.setups),
                           clock=tournament.clock, limits=tournament.limits, sandbox=tournament.sandbox,
                           persistent=True, log_dir=str((self.ladder_dir / "logs").resolve()),
-                          log_key=results_key(self.ladder_dir))
+                          ship_logs=self.config.executor == "dask", log_key=results_key(self.ladder_dir))
+
+    def _make_executor(self) -> LocalExecutor | DaskExecutor:
+        if self.config.executor == "dask":
+            return DaskExecutor(self._plan(), self.config.scheduler, self.config.workers)
+        return LocalExecutor(self._plan(), self.config.workers)
 
     def _ladder_loop(self) -> None:
         try:
-            self.executor = LocalExecutor(self._plan(), self.config.workers)
+            self.executor = self._make_executor()
             self.executor.start()
             while not self.stop_event.is_set():
                 if self.db.setting("finals") == "running":
@@ -279,6 +285,12 @@ class Engine:
         """The result, the ratings it moves, the error counts: one transaction."""
         record = outcome.record
         assert record is not None
+        if record.log_data is not None:  # a remote worker's log travels with its result
+            path = self.ladder_dir / record.log
+            temporary = path.with_name(path.name + ".tmp")
+            temporary.write_bytes(record.log_data)
+            temporary.replace(path)
+            record.log_data = None
         stamp = now()
         policy = self.config.ladder
         with self.db.transaction() as tx:

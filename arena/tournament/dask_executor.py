@@ -14,11 +14,12 @@ import threading
 import time
 import traceback
 from concurrent.futures import CancelledError
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import zmq
 
+from arena.tournament.config import BotEntry
 from arena.tournament.errors import TournamentError
 from arena.tournament.local import PREFETCH, Outcome
 from arena.tournament.schedule import MatchTask
@@ -142,6 +143,16 @@ class DaskExecutor:
         key = f"arena-{self.plan.key[:12]}-{task.match}-{attempt}"
         future = self.client.submit(run_match, self.plan, task, key=key, pure=False)
         self.futures[future] = task
+
+    def add_bots(self, entries: tuple[BotEntry, ...]) -> None:
+        """Know more bots (a ladder's new versions): a plan of its own, so workers start runners that know them."""
+        old = self.plan.key
+        count = len(self.plan.bots) + len(entries)
+        self.plan = replace(self.plan, bots=self.plan.bots + entries, key=f"{old.split('+')[0]}+{count}")
+        try:
+            self.client.run(release_plan, old)  # the idle runners of the old plan stop their bots
+        except (OSError, TimeoutError, CancelledError) as exc:
+            log.warning("could not release the old plan's bots on every Dask worker: %s", exc)
 
     def wait(self, timeout: float | None = None) -> list[Outcome]:
         """Outcomes of the tasks done within timeout."""

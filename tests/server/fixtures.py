@@ -86,3 +86,10 @@ except OSError:
 if leaks:
     raise SystemExit("LEAKED " + "; ".join(leaks))
 '''.encode())
+
+
+# Plays by the rules in validation (matches named s…), crashes in every ladder game (named g…).
+LADDER_CRASHER = FEWEST.replace(
+    b"        rows, cols = setup[\"rows\"], setup[\"cols\"]",
+    b"        if str(match).startswith(\"g\"):\n            raise SystemExit(3)\n"
+    b"        rows, cols = setup[\"rows\"], setup[\"cols\"]")

@@ -83,11 +83,11 @@ class Server:
             name, token = line.split("\t")
             self.tokens[name] = token
 
-    def start(self) -> None:
-        """Start `arena serve` and wait until it listens."""
+    def start(self, options: list[str] | None = None) -> None:
+        """Start `arena serve` (with extra options) and wait until it listens."""
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "serve", str(self.config), "--port", "0"], cwd=self.directory,
+            [sys.executable, "-m", "arena.cli", "serve", str(self.config), "--port", "0", *(options or [])], cwd=self.directory,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
         assert self.process.stdout is not None
         deadline = time.monotonic() + 60

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import ROOT, require
-from tests.server.fixtures import BROKEN_C, FEWEST, SLOW, archive_bot, spy
+from tests.server.fixtures import BROKEN_C, FEWEST, LADDER_CRASHER, SLOW, archive_bot, spy
 from tests.server.server import Server, make_server, wait_for
 
 CBOT = (ROOT / "bots" / "examples" / "cbot.c").read_bytes()
@@ -71,6 +71,27 @@ def test_two_students_are_validated_placed_and_rated(server: Server) -> None:
         assert isinstance(rows[name]["rating"], float)
     placements = [g for g in games(server) if g["kind"] == "placement"]
     assert len({tuple(g["submissions"]) for g in placements}) >= 2
+
+
+def test_an_entrant_asks_for_unrated_test_games_within_a_limit(server: Server) -> None:
+    bob = board(server)["bob"]["submission"]
+    with server.client(server.tokens["alice"]) as alice:
+        asked = [alice.post("/api/scrimmages", json={"opponent": bob}) for _ in range(7)]
+        assert [a.status_code for a in asked] == [201] * 6 + [422]
+        assert "per hour" in asked[-1].json()["error"]
+        assert alice.post("/api/scrimmages", json={"opponent": 99999}).status_code == 422
+    numbers = {a.json()["game"] for a in asked[:6]}
+    wait_for(lambda: {g["id"] for g in games(server) if g["kind"] == "scrimmage" and g["status"] == "done"}
+             >= numbers, 120, "the test games")
+
+
+def test_a_version_that_fails_on_the_ladder_is_disabled_and_its_games_count_against_it(server: Server) -> None:
+    answer = server.submit("carol", "crasher.py", LADDER_CRASHER)
+    assert server.settled("carol", answer.json()["id"])["status"] == "active"  # validation games went fine
+    disabled = wait_for(lambda: (lambda s: s if s["status"] == "disabled" else None)(
+        server.submission("carol", answer.json()["id"])), 120, "the crashing version to be disabled")
+    assert "failures in" in disabled["detail"] and disabled["errors"] > 1
+    assert "carol" not in board(server)
 
 
 def test_a_broken_build_and_an_illegal_bot_are_refused_and_only_their_owner_sees_why(server: Server) -> None:
