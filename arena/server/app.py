@@ -46,7 +46,7 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database, GameKind, GameStatus, Status, now
 from arena.server.engine import Engine, ladder_log
 from arena.server.finals import FinalsError, finals_dir, freeze_field
-from arena.server.intake import QuotaError, accept_upload
+from arena.server.intake import QuotaError, accept_upload, conditions
 from arena.server.ladder import interval
 from arena.server.sources import NAME, SubmissionError
 
@@ -499,9 +499,10 @@ def _scrimmage(contest: Contest, caller: Caller, opponent: Any) -> tuple[str, in
         return "opponent: give the id of an active version (see the leaderboard)", 0
     if contest.db.value("SELECT status FROM submissions WHERE id = ?", other) != Status.ACTIVE or other == mine:
         return f"opponent {other}: not an active version of another entrant", 0
-    return "", contest.db.execute("INSERT INTO games (kind, a, b, setup, seed, status, created, requested_by) "
-                                  "VALUES (?, ?, ?, 0, ?, ?, ?, ?)", GameKind.SCRIMMAGE, mine, other,
-                                  int(now() * 1000) % 2**31, GameStatus.QUEUED, now(), caller.entrant)
+    return "", contest.db.execute("INSERT INTO games (kind, a, b, setup, seed, status, created, requested_by, "
+                                  "conditions) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)", GameKind.SCRIMMAGE, mine, other,
+                                  int(now() * 1000) % 2**31, GameStatus.QUEUED, now(), caller.entrant,
+                                  conditions(contest.config, 0))
 
 
 def add_entrant(db: Database, name: str) -> str:

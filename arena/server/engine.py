@@ -23,7 +23,7 @@ from arena.logs.signing import results_key
 from arena.outcomes import FAILURES
 from arena.server.config import ServerConfig
 from arena.server.db import Database, GameKind, GameStatus, Row, Status, now
-from arena.server.intake import Intake, house_spec
+from arena.server.intake import Intake, conditions, house_spec
 from arena.server.ladder import Entry, pick_pair, rate
 from arena.tournament.config import BotEntry, bot_entries
 from arena.tournament.dask_executor import DaskExecutor
@@ -238,8 +238,8 @@ class Engine:
         kind = GameKind.PLACEMENT if placement else GameKind.LADDER
         setup = self.rng.randrange(len(self.config.tournament.setups))
         number = self.db.execute(
-            "INSERT INTO games (kind, a, b, setup, seed, status, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            kind, a, b, setup, 0, GameStatus.QUEUED, now())
+            "INSERT INTO games (kind, a, b, setup, seed, status, created, conditions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            kind, a, b, setup, 0, GameStatus.QUEUED, now(), conditions(self.config, setup))
         seed = derive_seed(self.config.tournament.seed, "ladder", number)
         self.db.execute("UPDATE games SET seed = ? WHERE id = ?", seed, number)
         return self.db.row("SELECT * FROM games WHERE id = ?", number)
@@ -303,8 +303,10 @@ class Engine:
                            (GameStatus.VOID, "discarded: a version was replaced or disabled during the game", stamp,
                             record.log, game.id))
                 return
+            # recorded: the order results were applied in, which the ratings depend on (arena verify replays it)
             tx.execute("UPDATE games SET status = ?, finished = ?, scores = ?, ranks = ?, reason = ?, offender = ?, "
-                       "plies = ?, detail = ?, log = ?, lease_until = 0 WHERE id = ?",
+                       "plies = ?, detail = ?, log = ?, lease_until = 0, "
+                       "recorded = (SELECT COALESCE(MAX(recorded), 0) + 1 FROM games) WHERE id = ?",
                        (GameStatus.DONE, stamp, json.dumps(record.scores), json.dumps(record.ranks), record.reason,
                         record.offender, record.plies, record.detail, record.log, game.id))
             if game.kind == GameKind.SCRIMMAGE:

@@ -208,9 +208,9 @@ class Intake:
             for old in previous:
                 tx.execute("UPDATE submissions SET status = ?, detail = ?, updated = ? WHERE id = ?",
                            (Status.RETIRED, f"replaced by version {row.version}", stamp, old["id"]))
-            tx.execute("UPDATE submissions SET status = ?, detail = ?, validation_log = ?, mu = ?, sigma = ?, "
-                       "placement_left = ?, updated = ?, lease_until = 0 WHERE id = ?",
-                       (Status.ACTIVE, "on the ladder", report, mu, SIGMA, self.config.ladder.placement_games,
+            tx.execute("UPDATE submissions SET status = ?, detail = ?, validation_log = ?, mu = ?, start_mu = ?, "
+                       "sigma = ?, placement_left = ?, updated = ?, lease_until = 0 WHERE id = ?",
+                       (Status.ACTIVE, "on the ladder", report, mu, mu, SIGMA, self.config.ladder.placement_games,
                         stamp, row.id))
 
     def _finish(self, row: Row, status: Status, detail: str, build_log: str | None = None,
@@ -241,6 +241,11 @@ def limits_data(config: ServerConfig) -> dict[str, Any]:
     """The contest's limits as config keys (None lifts a limit: false)."""
     limits = config.tournament.limits
     return {key: (False if value is None else value) for key, value in vars(limits).items()}
+
+
+def conditions(config: ServerConfig, setup: int) -> str:
+    """What a game is played under (its setup and clock), stored with it for `arena verify`."""
+    return json.dumps({"setup": config.tournament.setups[setup].setup, "clock": config.tournament.clock.to_data()})
 
 
 def house_spec(name: str, spec_text: str, options: dict[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""The `arena tournament`, `arena standings` and `arena verify` subcommands."""
+"""The `arena tournament` and `arena standings` subcommands."""
 
 from __future__ import annotations
 
@@ -24,13 +24,12 @@ from arena.tournament.store import (
     is_write_failure,
     write_failure,
 )
-from arena.tournament.verify import NotResults, verify_directory
 
 EXIT_INTERRUPTED = 130
 
 
 def register(subparsers: Any) -> None:
-    """Add the `tournament`, `standings` and `verify` subcommands to the `arena` parser."""
+    """Add the `tournament` and `standings` subcommands to the `arena` parser."""
     t = subparsers.add_parser("tournament", help="run tournaments (round-robin, gauntlet, knockout, Swiss) from TOML configs",
                               description="Run each CONFIG's tournament in turn; results go to its output "
                                           "directory (results/NAME unless the config or --out says otherwise).")
@@ -61,15 +60,6 @@ def register(subparsers: Any) -> None:
     s.add_argument("dir", metavar="DIR", help="a tournament's output directory")
     s.set_defaults(func=cmd_standings)
 
-    v = subparsers.add_parser("verify", help="check a tournament directory as a whole: store, logs, reports",
-                              description="Check that DIR's store holds one row per scheduled match, that every "
-                                          "played match's log is signed, re-simulates and agrees with its row, "
-                                          "and that the reports are what the store gives. Prints one line per "
-                                          "problem; exit 0: all holds, 1: problems, 2: not a results directory.")
-    v.add_argument("dir", metavar="DIR", help="a tournament's output directory")
-    v.add_argument("--jobs", type=positive_int, metavar="N",
-                   help="processes re-simulating logs (default: the cores, at most 8)")
-    v.set_defaults(func=cmd_verify)
 
 
 def run_directory(base: Path, resume: bool) -> Path:
@@ -220,13 +210,3 @@ def cmd_standings(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    """Check a tournament directory as a whole: one line per problem, then a summary line."""
-    try:
-        report = verify_directory(args.dir, jobs=args.jobs)
-    except NotResults as exc:
-        raise CliError(str(exc)) from None
-    for line in report.problems:
-        print(line)
-    print(report.summary(), flush=True)
-    return EXIT_OK if report.ok else EXIT_FAILED

@@ -258,6 +258,31 @@ def test_a_graceful_stop_leaves_nothing_running(server: Server) -> None:
         assert db.execute("SELECT COUNT(*) FROM games WHERE status = 'running'").fetchone()[0] == 0
 
 
+def verify(directory: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", "verify", str(directory)], capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_the_contest_directory_verifies_and_a_forged_result_or_rating_does_not(server: Server) -> None:
+    done = verify(server.state)
+    assert done.returncode == 0, done.stdout + done.stderr
+    played = _results(server)
+    finals = 3 * 2  # three entrants, two games per pairing
+    assert f"verified {len(played) + finals} matches, {len(played) + finals} logs: OK" in done.stdout
+    copy = server.directory / "forged"
+    subprocess.run(["cp", "-a", str(server.state), str(copy)], check=True)
+    with sqlite3.connect(copy / "server.db") as db:
+        game = db.execute("SELECT id, ranks FROM games WHERE status = 'done' AND kind != 'scrimmage' AND "
+                          "json_extract(ranks, '$[0]') != json_extract(ranks, '$[1]') LIMIT 1").fetchone()
+        ranks = json.loads(game[1])
+        db.execute("UPDATE games SET ranks = ? WHERE id = ?", (json.dumps(ranks[::-1]), game[0]))
+        db.execute("UPDATE submissions SET mu = mu + 1 WHERE id = (SELECT MIN(id) FROM submissions)")
+    forged = verify(copy)
+    assert forged.returncode == 1
+    assert f"match g{game[0]}: ranks {ranks[::-1]} in the store, {ranks} in its log" in forged.stdout
+    assert "rating" in forged.stdout and "from its games" in forged.stdout
+
+
 def test_export_names_no_token(server: Server) -> None:
     data = Path(server.state / "server.db").read_bytes()
     assert all(token.encode() not in data for token in server.tokens.values())

@@ -1,0 +1,40 @@
+"""`arena verify DIR`: check a tournament's results directory, or a contest server's directory, as a whole."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
+from arena.server.audit import is_contest, verify_contest
+from arena.tournament.verify import NotResults, verify_directory
+
+
+def register(subparsers: Any) -> None:
+    """Add `arena verify` (called by arena.cli.main)."""
+    v = subparsers.add_parser(
+        "verify", help="check a tournament or contest directory as a whole: store, logs, reports, ratings",
+        description="A tournament's directory: check that its store holds one row per scheduled match, that every "
+                    "played match's log is signed, re-simulates and agrees with its row, and that the reports are "
+                    "what the store gives. A contest server's directory (arena serve): check every ladder game "
+                    "against its signed log, recompute every rating from the results, and check the finals. "
+                    "Prints one line per problem; exit 0: all holds, 1: problems, 2: not a results directory.")
+    v.add_argument("dir", metavar="DIR", help="a tournament's output directory, or a contest server's directory")
+    v.add_argument("--jobs", type=positive_int, metavar="N",
+                   help="processes re-simulating logs (default: the cores, at most 8)")
+    v.set_defaults(func=cmd_verify)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """One line per problem, then a summary line."""
+    try:
+        if is_contest(args.dir):
+            report = verify_contest(args.dir, jobs=args.jobs)
+        else:
+            report = verify_directory(args.dir, jobs=args.jobs)
+    except NotResults as exc:
+        raise CliError(str(exc)) from None
+    for line in report.problems:
+        print(line)
+    print(report.summary(), flush=True)
+    return EXIT_OK if report.ok else EXIT_FAILED
