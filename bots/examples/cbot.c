@@ -1,4 +1,5 @@
 /* A native C bot for the arena: ZeroMQ (libzmq) and msgpack (msgpack-c), no arena code.
+ * It compiles as C and as C++ (the contest server builds .cpp files with c++).
  *
  * Written from protocol/SPEC.md: connect a DEALER socket to $ARENA_ENDPOINT, say hello
  * with $ARENA_TOKEN, then answer init with ready and turn with move (echoing seq) until
@@ -307,7 +308,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         size_t offset = 0;
-        int ok = msgpack_unpack_next(&msg, zmq_msg_data(&frame), zmq_msg_size(&frame), &offset) == MSGPACK_UNPACK_SUCCESS;
+        int ok = msgpack_unpack_next(&msg, (const char *)zmq_msg_data(&frame), zmq_msg_size(&frame), &offset) == MSGPACK_UNPACK_SUCCESS;
         zmq_msg_close(&frame); /* msgpack-c copied what it needs into its zone */
         if (!ok) {
             fprintf(stderr, "cbot: undecodable frame from the referee\n");

@@ -250,6 +250,18 @@ def test_the_admin_freezes_and_plays_finals_that_verify(server: Server) -> None:
     assert server.get("/finals").status_code == 200
 
 
+def test_the_admin_disqualifies_an_entrant_and_only_the_admin_may(server: Server) -> None:
+    with server.client(server.tokens["alice"]) as alice:
+        assert alice.post("/admin/disqualify", data={"name": "carol"}).status_code == 403
+    assert "carol" in board(server)
+    with server.client(server.admin) as admin:
+        assert admin.post("/admin/disqualify", data={"name": "carol"}).json()["message"] == "carol is disqualified."
+    assert "carol" not in board(server)
+    assert server.get("/login").status_code == 200
+    with server.client(server.tokens["carol"]) as carol:  # her token opens nothing any more
+        assert carol.post("/api/submissions", files={"file": ("a.py", FEWEST)}).status_code == 401
+
+
 def test_a_graceful_stop_leaves_nothing_running(server: Server) -> None:
     code = server.stop(signal.SIGTERM)
     assert code in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it handled, once shut down
