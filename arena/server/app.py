@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import secrets
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -53,6 +54,7 @@ from arena.server.sources import NAME, SubmissionError
 log = logging.getLogger(__name__)
 
 TEMPLATES = Path(__file__).with_name("templates")
+PRESESSION_COOKIE = "arena_form"  # a visitor's random seed for the login form's CSRF token
 PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:"
 EVENT_POLL_S = 1.0
 
@@ -157,13 +159,24 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
     templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True))
 
     def render(request: Request, name: str, caller: Caller, status: int = 200, **context: Any) -> Response:
-        cookie = request.cookies.get(SESSION_COOKIE)
-        context |= {"caller": caller, "csrf": contest.keys.csrf(cookie if caller.known else None),
-                    "contest": config.tournament.name, "game": config.game,
-                    "frozen": contest.db.setting("frozen") == "1"}
+        seed = csrf_seed(request, caller)
+        fresh = not seed
+        if fresh:  # a visitor without a session gets a random seed of its own for the login form
+            seed = secrets.token_urlsafe(24)
+        context |= {"caller": caller, "csrf": contest.keys.csrf(seed), "contest": config.tournament.name,
+                    "game": config.game, "frozen": contest.db.setting("frozen") == "1"}
         response = templates.TemplateResponse(request, name, context, status_code=status)
         response.headers["Content-Security-Policy"] = PAGE_CSP
+        if fresh:
+            response.set_cookie(PRESESSION_COOKIE, seed, httponly=True, samesite="lax",
+                                secure=config.secure_cookies)
         return response
+
+    def csrf_seed(request: Request, caller: Caller) -> str:
+        """What a form's CSRF token is derived from: the session, else the visitor's pre-session cookie."""
+        if caller.known and request.cookies.get(SESSION_COOKIE):
+            return request.cookies[SESSION_COOKIE]
+        return request.cookies.get(PRESESSION_COOKIE, "")
 
     def not_found(request: Request, caller: Caller, what: str = "page") -> Response:
         if _wants_json(request):
@@ -174,8 +187,8 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         """The form of a POST from the browser, after its CSRF check (None: refused)."""
         form = await request.form(max_files=1, max_fields=20, max_part_size=config.uploads.max_bytes + 1)
         sent = form.get("csrf", "")
-        cookie = request.cookies.get(SESSION_COOKIE) if caller.known else None
-        if not isinstance(sent, str) or not contest.keys.check_csrf(cookie, sent):
+        seed = csrf_seed(request, caller)
+        if not seed or not isinstance(sent, str) or not contest.keys.check_csrf(seed, sent):
             return None
         return form
 
@@ -399,7 +412,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
             "FROM entrants e WHERE e.house = 0 ORDER BY e.name")
         return render(request, "admin.html", caller, entrants=entrants, queue=contest.queue(),
                       finals=contest.db.setting("finals") or "none", finals_error=contest.db.setting("finals_error"),
-                      token=request.query_params.get("token_for", ""), new_token="", ladder_error=contest.engine.error)
+                      ladder_error=contest.engine.error)
 
     async def admin_action(request: Request) -> Response:
         caller = contest.caller(request)

@@ -117,10 +117,10 @@ class Keys:
         row = self.db.row("SELECT id, name FROM entrants WHERE id = ? AND disabled = 0", number)
         return Caller(entrant=row.id, name=row.name) if row is not None else Caller()
 
-    def csrf(self, cookie: str | None) -> str:
-        """The CSRF token of a session (or of no session: the login form)."""
-        return self._mac("csrf:" + (cookie or "anonymous"))[:32]
+    def csrf(self, seed: str) -> str:
+        """The CSRF token of a session (or of a visitor's pre-session cookie: the login form)."""
+        return self._mac("csrf:" + seed)[:32]
 
-    def check_csrf(self, cookie: str | None, sent: str) -> bool:
-        """True when a form's token is the session's own."""
-        return bool(sent) and hmac.compare_digest(sent, self.csrf(cookie))
+    def check_csrf(self, seed: str, sent: str) -> bool:
+        """True when a form's token is the one of its session (or visitor)."""
+        return bool(seed) and bool(sent) and hmac.compare_digest(sent, self.csrf(seed))

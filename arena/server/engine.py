@@ -25,7 +25,7 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database, GameKind, GameStatus, Row, Status, now
 from arena.server.intake import Intake, conditions, house_spec
 from arena.server.ladder import Entry, pick_pair, rate
-from arena.tournament.config import BotEntry, bot_entries
+from arena.tournament.config import BotEntry, ConfigError, bot_entries
 from arena.tournament.dask_executor import DaskExecutor
 from arena.tournament.local import LocalExecutor, Outcome
 from arena.tournament.schedule import MatchTask, derive_seed
@@ -182,9 +182,17 @@ class Engine:
         new = [row for row in rows if row.id not in self.slot_of]
         if not new or self.executor is None:
             return
-        entries = self._entries_for(new)
-        self.executor.add_bots(entries)
+        startable, entries = [], []
         for row in new:
+            try:
+                entries += self._entries_for([row])
+                startable.append(row)
+            except ConfigError as exc:  # its files are gone or its program is missing on this machine
+                self.db.execute("UPDATE submissions SET status = ?, detail = ?, updated = ? WHERE id = ?",
+                                Status.DISABLED, f"disabled: cannot be started: {exc}", now(), row.id)
+        if entries:
+            self.executor.add_bots(tuple(entries))
+        for row in startable:
             self.slot_of[row.id] = len(self.slots)
             self.slots.append(row.id)
 
@@ -206,13 +214,11 @@ class Engine:
         for game in self.db.rows("SELECT * FROM games WHERE status = ? ORDER BY id LIMIT 200", GameStatus.QUEUED):
             states = {r.id: r.status for r in self.db.rows("SELECT id, status FROM submissions WHERE id IN (?, ?)",
                                                            game.a, game.b)}
-            if any(states.get(v) != Status.ACTIVE for v in (game.a, game.b)) and game.kind != GameKind.SCRIMMAGE:
-                self._void(game.id, "a version left the ladder before the game was played")
+            if any(states.get(v) != Status.ACTIVE or v not in self.slot_of for v in (game.a, game.b)):
+                # Left the ladder (replaced, disabled) before the game began: nothing to wait for.
+                self._void(game.id, "not played: a version left the ladder before the game began")
                 continue
-            if any(states.get(v) not in (Status.ACTIVE, Status.RETIRED) for v in (game.a, game.b)):
-                self._void(game.id, "a version is not playable any more")
-                continue
-            if game.a in busy or game.b in busy or game.a not in self.slot_of or game.b not in self.slot_of:
+            if game.a in busy or game.b in busy:
                 continue
             return game
         return None

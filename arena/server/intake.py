@@ -202,6 +202,10 @@ class Intake:
         """The version enters the ladder; the entrant's previous version leaves it (keeping its history)."""
         stamp = now()
         with self.db.transaction() as tx:
+            if tx.execute("SELECT disabled FROM entrants WHERE id = ?", (row.entrant,)).fetchone()[0]:
+                tx.execute("UPDATE submissions SET status = ?, detail = ?, validation_log = ?, updated = ? WHERE id = ?",
+                           (Status.DISABLED, "disqualified by the admin", report, stamp, row.id))
+                return
             previous = tx.execute("SELECT id, mu FROM submissions WHERE entrant = ? AND status = ? AND id != ?",
                                   (row.entrant, Status.ACTIVE, row.id)).fetchall()
             mu = previous[-1]["mu"] if previous else MU  # a new version inherits the old mean, not its certainty

@@ -191,6 +191,14 @@ def _csrf(client: Any, path: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', client.get(path).text).group(1)
 
 
+def test_a_login_form_from_another_visitor_is_refused(server: Server) -> None:
+    with server.client() as attacker, server.client() as victim:
+        token = _csrf(attacker, "/login")  # the attacker's own form, planted in a page the victim opens
+        assert victim.post("/login", data={"token": server.tokens["carol"], "csrf": token}).status_code == 403
+        _csrf(victim, "/login")  # the victim has a form seed of its own: still not the attacker's token
+        assert victim.post("/login", data={"token": server.tokens["carol"], "csrf": token}).status_code == 403
+
+
 def test_forms_without_the_sessions_csrf_token_are_refused(server: Server) -> None:
     with server.client() as browser:
         login = browser.post("/login", data={"token": server.tokens["bob"], "csrf": _csrf(browser, "/login")})
