@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.games import UnknownGame, get_game
 from arena.launch.plugins import bots_for
 from arena.launch.sandbox import Sandbox, resolve_sandbox
 from arena.tournament.config import Checker, ConfigError, TournamentConfig, config_from_data
@@ -107,6 +108,11 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
     if "game" not in data:
         raise check.fail("game", "missing (the game the contest is played in)")
     game = check.string(data["game"], "game")
+    try:
+        if get_game(game).max_players < 2:
+            raise check.fail("game", f"the ladder pairs two bots; {game} is played alone")
+    except UnknownGame as exc:
+        raise check.fail("game", str(exc)) from None
     references = check.array(data.get("references", [b.name for b in bots_for(game)]), "references")
     if not references:
         raise check.fail("references", f"{game} has no reference bots; name at least one bot spec")

@@ -1,0 +1,55 @@
+"""The server's config: every mistake is one line naming the key; a state directory bots could read is refused."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.server.app import check_private
+from arena.server.config import load_server_config
+from arena.tournament.config import ConfigError
+
+
+def error(tmp_path: Path, text: str, insecure: bool = False) -> str:
+    path = tmp_path / "contest.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_server_config(path, insecure)
+    assert "\n" not in str(caught.value)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("text, words", [
+    ('game = "blocking"\nnonsense = 1\n', "unknown key 'nonsense'"),
+    ('seed = 1\n', "game: missing"),
+    ('game = "chess"\n', "game: unknown game"),
+    ('game = "tenten"\n', "the ladder pairs two bots; tenten is played alone"),
+    ('game = "blocking"\n[ladder]\nplacement_games = "x"\n', "ladder.placement_games: must be an integer"),
+    ('game = "blocking"\n[ladder]\nmax_error_rate = 2\n', "ladder.max_error_rate"),
+    ('game = "blocking"\n[ladder]\nvalidation_games = 3\n', "ladder.validation_games: must be even"),
+    ('game = "blocking"\n[uploads]\nmax_bytes = 0\n', "uploads.max_bytes"),
+    ('game = "blocking"\n[finals]\nformat = "gauntlet"\n', "finals.format"),
+    ('game = "blocking"\n[server]\nport = 70000\n', "server.port"),
+    ('game = "blocking"\nreferences = ["nobody"]\n', "bots[0].spec: unknown bot 'nobody'"),
+    ('game = "blocking"\n[clock]\nbudget_ms = -1\n', "clock.budget_ms"),
+])
+def test_config_mistakes_are_named(tmp_path: Path, text: str, words: str) -> None:
+    assert words in error(tmp_path, text)
+
+
+def test_no_sandbox_needs_insecure(tmp_path: Path) -> None:
+    assert "--insecure" in error(tmp_path, 'game = "blocking"\nsandbox = "none"\n')
+    path = tmp_path / "contest.toml"
+    assert load_server_config(path, insecure=True).tournament.sandbox == "none"
+
+
+def test_a_state_directory_that_bots_may_read_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "contest.toml"
+    path.write_text(f'game = "blocking"\nsandbox = "none"\ndirectory = "{sys.prefix}/contest"\n')
+    config = load_server_config(path, insecure=True)
+    with pytest.raises(ConfigError, match="which every bot may read"):
+        check_private(config)
+    path.write_text('game = "blocking"\nsandbox = "none"\n')
+    check_private(load_server_config(path, insecure=True))  # beside the config: fine
