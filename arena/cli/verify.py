@@ -5,33 +5,32 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
+from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError
 from arena.server.audit import is_contest, verify_contest
-from arena.tournament.verify import NotResults, verify_directory
+from arena.tournament.cli import add_verify
+from arena.tournament.cli import cmd_verify as verify_tournament
+from arena.tournament.verify import NotResults
 
 
 def register(subparsers: Any) -> None:
     """Add `arena verify` (called by arena.cli.main)."""
-    v = subparsers.add_parser(
-        "verify", help="check a tournament or contest directory as a whole: store, logs, reports, ratings",
-        description="A tournament's directory: check that its store holds one row per scheduled match, that every "
-                    "played match's log is signed, re-simulates and agrees with its row, and that the reports are "
-                    "what the store gives. A contest server's directory (arena serve): check every ladder game "
-                    "against its signed log, recompute every rating from the results, and check the finals. "
-                    "Prints one line per problem; exit 0: all holds, 1: problems, 2: not a results directory.")
-    v.add_argument("dir", metavar="DIR", help="a tournament's output directory, or a contest server's directory")
-    v.add_argument("--jobs", type=positive_int, metavar="N",
-                   help="processes re-simulating logs (default: the cores, at most 8)")
-    v.set_defaults(func=cmd_verify)
+    add_verify(subparsers, cmd_verify,
+               help="check a tournament or contest directory as a whole: store, logs, reports, ratings",
+               description="A tournament's directory: check that its store holds one row per scheduled match, that "
+                           "every played match's log is signed, re-simulates and agrees with its row, and that the "
+                           "reports are what the store gives. A contest server's directory (arena serve): check "
+                           "every ladder game against its signed log, recompute every rating from the results, and "
+                           "check the finals. Prints one line per problem; exit 0: all holds, 1: problems, 2: not "
+                           "a results directory.",
+               dir_help="a tournament's output directory, or a contest server's directory")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """One line per problem, then a summary line."""
+    """A contest's directory, else a tournament's: one line per problem, then a summary line."""
+    if not is_contest(args.dir):
+        return verify_tournament(args)
     try:
-        if is_contest(args.dir):
-            report = verify_contest(args.dir, jobs=args.jobs)
-        else:
-            report = verify_directory(args.dir, jobs=args.jobs)
+        report = verify_contest(args.dir, jobs=args.jobs)
     except NotResults as exc:
         raise CliError(str(exc)) from None
     for line in report.problems:

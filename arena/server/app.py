@@ -169,7 +169,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         response.headers["Content-Security-Policy"] = PAGE_CSP
         if fresh:
             response.set_cookie(PRESESSION_COOKIE, seed, httponly=True, samesite="lax",
-                                secure=config.secure_cookies)
+                                secure=config.secure_cookies or request.url.scheme == "https")
         return response
 
     def csrf_seed(request: Request, caller: Caller) -> str:
@@ -288,7 +288,8 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         target = "/admin" if who.admin else f"/entrants/{who.name}"
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(SESSION_COOKIE, contest.keys.session_cookie(who), max_age=SESSION_DAYS * 86400,
-                            httponly=True, samesite="lax", secure=config.secure_cookies)
+                            httponly=True, samesite="lax",
+                            secure=config.secure_cookies or request.url.scheme == "https")
         return response
 
     async def logout(request: Request) -> Response:

@@ -1,4 +1,4 @@
-"""`python -m arena.tournament tournament|standings ...`: the subcommands without the `arena` script."""
+"""`python -m arena.tournament tournament|standings|verify ...`: the subcommands without the `arena` script."""
 
 from __future__ import annotations
 
@@ -6,14 +6,16 @@ import logging
 import sys
 
 from arena.argtypes import EXIT_USAGE, CliError, Parser
-from arena.tournament.cli import register
+from arena.tournament.cli import add_verify, register
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse and run one of the tournament subcommands."""
     parser = Parser(prog="arena", description="Round-robin tournaments for game-playing bots.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debugging details")
-    register(parser.add_subparsers(dest="command", required=True, parser_class=Parser))
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    register(subparsers)
+    add_verify(subparsers)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")

@@ -24,6 +24,7 @@ from arena.tournament.store import (
     is_write_failure,
     write_failure,
 )
+from arena.tournament.verify import NotResults, verify_directory
 
 EXIT_INTERRUPTED = 130
 
@@ -60,6 +61,34 @@ def register(subparsers: Any) -> None:
     s.add_argument("dir", metavar="DIR", help="a tournament's output directory")
     s.set_defaults(func=cmd_standings)
 
+
+
+VERIFY_HELP = "check a tournament directory as a whole: store, logs, reports"
+VERIFY_DESCRIPTION = ("Check that DIR's store holds one row per scheduled match, that every played match's log is "
+                      "signed, re-simulates and agrees with its row, and that the reports are what the store gives. "
+                      "Prints one line per problem; exit 0: all holds, 1: problems, 2: not a results directory.")
+
+
+def add_verify(subparsers: Any, func: Any = None, help: str = VERIFY_HELP, description: str = VERIFY_DESCRIPTION,
+               dir_help: str = "a tournament's output directory") -> None:
+    """Add `verify DIR [--jobs N]` (func: what runs it; default: a tournament directory's check)."""
+    v = subparsers.add_parser("verify", help=help, description=description)
+    v.add_argument("dir", metavar="DIR", help=dir_help)
+    v.add_argument("--jobs", type=positive_int, metavar="N",
+                   help="processes re-simulating logs (default: the cores, at most 8)")
+    v.set_defaults(func=func or cmd_verify)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Check a tournament directory as a whole: one line per problem, then a summary line."""
+    try:
+        report = verify_directory(args.dir, jobs=args.jobs)
+    except NotResults as exc:
+        raise CliError(str(exc)) from None
+    for line in report.problems:
+        print(line)
+    print(report.summary(), flush=True)
+    return EXIT_OK if report.ok else EXIT_FAILED
 
 
 def run_directory(base: Path, resume: bool) -> Path:

@@ -199,6 +199,14 @@ def test_a_login_form_from_another_visitor_is_refused(server: Server) -> None:
         assert victim.post("/login", data={"token": server.tokens["carol"], "csrf": token}).status_code == 403
 
 
+def test_cookies_are_http_only_and_secure_behind_an_https_proxy(server: Server) -> None:
+    plain = server.get("/login").headers["set-cookie"]
+    with server.client() as proxied:
+        forwarded = proxied.get("/login", headers={"X-Forwarded-Proto": "https"}).headers["set-cookie"]
+    assert "HttpOnly" in plain and "SameSite=lax" in plain and "Secure" not in plain
+    assert "Secure" in forwarded
+
+
 def test_forms_without_the_sessions_csrf_token_are_refused(server: Server) -> None:
     with server.client() as browser:
         login = browser.post("/login", data={"token": server.tokens["bob"], "csrf": _csrf(browser, "/login")})
