@@ -100,7 +100,7 @@ class Contest:
                           "mu": round(row.mu, 2), "sigma": round(row.sigma, 2), "low": round(lo, 2),
                           "high": round(hi, 2), "games": row.games, "errors": row.errors,
                           "provisional": row.games < self.config.ladder.provisional_games,
-                          "last_game": row.last_game})
+                          "last_game": row.last_game, "last_change": round(row.last_delta, 2)})
         board.sort(key=lambda b: (-b["rating"], b["name"]))
         for rank, entry in enumerate(board, 1):
             entry["rank"] = rank
@@ -156,7 +156,9 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
     import jinja2
 
     # Autoescape everything: names, logs and details are written by entrants.
-    templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True))
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True)
+    environment.filters["ago"] = ago
+    templates = Jinja2Templates(env=environment)
 
     def render(request: Request, name: str, caller: Caller, status: int = 200, **context: Any) -> Response:
         seed = csrf_seed(request, caller)
@@ -467,6 +469,17 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.contest = contest
     return app
+
+
+def ago(stamp: float) -> str:
+    """How long ago a time was, in the largest whole unit ("never" for 0)."""
+    if not stamp:
+        return "never"
+    seconds = max(0, int(time.time() - stamp))
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{seconds // size} {unit} ago"
+    return f"{seconds} s ago"
 
 
 def check_private(config: ServerConfig) -> None:

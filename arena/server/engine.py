@@ -318,9 +318,11 @@ class Engine:
             if game.kind == GameKind.SCRIMMAGE:
                 return
             a, b = versions[game.a], versions[game.b]
+            before = [v["mu"] - 3 * v["sigma"] for v in (a, b)]
             (a["mu"], a["sigma"]), (b["mu"], b["sigma"]) = rate((a["mu"], a["sigma"]), (b["mu"], b["sigma"]),
                                                                 record.ranks)
             for seat, version in enumerate((a, b)):
+                delta = version["mu"] - 3 * version["sigma"] - before[seat]
                 faulty = record.reason in FAILURES and record.offender == seat
                 games, errors = version["games"] + 1, version["errors"] + faulty
                 placement_left = version["placement_left"] - (game.kind == GameKind.PLACEMENT)
@@ -330,9 +332,9 @@ class Engine:
                                                        f"(last: {record.reason})")
                 tx.execute("UPDATE submissions SET mu = ?, sigma = ?, games = ?, errors = ?, last_game = ?, "
                            "first_game = CASE WHEN first_game = 0 THEN ? ELSE first_game END, placement_left = ?, "
-                           "status = ?, detail = COALESCE(?, detail), updated = ? WHERE id = ?",
+                           "status = ?, detail = COALESCE(?, detail), updated = ?, last_delta = ? WHERE id = ?",
                            (version["mu"], version["sigma"], games, errors, stamp, stamp, max(0, placement_left),
-                            status, detail, stamp, version["id"]))
+                            status, detail, stamp, delta, version["id"]))
 
     # --- finals ---------------------------------------------------------------------------
 

@@ -68,7 +68,9 @@ def test_two_students_are_validated_placed_and_rated(server: Server) -> None:
     rows = board(server)
     for name in ("alice", "bob"):
         assert rows[name]["version"] == 1 and rows[name]["low"] < rows[name]["mu"] < rows[name]["high"]
-        assert isinstance(rows[name]["rating"], float)
+        assert isinstance(rows[name]["rating"], float) and rows[name]["last_change"] != 0
+    page = server.get("/").text
+    assert "last change" in page and " ago</td>" in page
     placements = [g for g in games(server) if g["kind"] == "placement"]
     assert len({tuple(g["submissions"]) for g in placements}) >= 2
 
