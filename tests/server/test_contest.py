@@ -258,7 +258,21 @@ def test_the_admin_freezes_and_plays_finals_that_verify(server: Server) -> None:
     assert refused.status_code == 403 and "frozen" in refused.json()["error"]
     with server.client(admin) as client:
         assert "finals started" in client.post("/admin/finals").json()["message"]
-    wait_for(lambda: server.get("/health").json()["finals"] == "done", 240, "the finals to end")
+
+    def finals_rows() -> int:
+        try:
+            with sqlite3.connect(server.state / "finals" / "results.sqlite") as db:
+                return db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        except sqlite3.Error:
+            return 0
+
+    wait_for(lambda: finals_rows() >= 1, 120, "a first result of the finals")
+    server.stop(signal.SIGKILL)  # mid-finals: alice's slow version makes them last
+    kept = finals_rows()
+    server.process = None
+    server.start()
+    wait_for(lambda: server.get("/health").json()["finals"] == "done", 240, "the resumed finals to end")
+    assert kept < 6 and finals_rows() == 6
     finals = server.state / "finals"
     done = subprocess.run([sys.executable, "-m", "arena.cli", "verify", str(finals)], capture_output=True,
                           text=True, timeout=300)
