@@ -10,7 +10,6 @@ entrant and the admin only; for anyone else such a thing does not exist (404).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import time
@@ -34,22 +33,14 @@ from starlette.responses import (
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from arena.server.auth import (
-    SESSION_COOKIE,
-    SESSION_DAYS,
-    AuthError,
-    Caller,
-    Keys,
-    new_token,
-    token_hash,
-)
+from arena.server import actions
+from arena.server.auth import SESSION_COOKIE, SESSION_DAYS, Caller
 from arena.server.config import ServerConfig
-from arena.server.db import Database, GameKind, GameStatus, Status, now
-from arena.server.engine import Engine, ladder_log
-from arena.server.finals import FinalsError, finals_dir, freeze_field
-from arena.server.intake import QuotaError, accept_upload, conditions
-from arena.server.ladder import interval
-from arena.server.sources import NAME, SubmissionError
+from arena.server.contest import Contest
+from arena.server.engine import ladder_log
+from arena.server.finals import finals_dir
+from arena.server.intake import QuotaError, accept_upload
+from arena.server.sources import SubmissionError
 
 log = logging.getLogger(__name__)
 
@@ -57,97 +48,6 @@ TEMPLATES = Path(__file__).with_name("templates")
 PRESESSION_COOKIE = "arena_form"  # a visitor's random seed for the login form's CSRF token
 PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:"
 EVENT_POLL_S = 1.0
-
-
-class Contest:
-    """What every request handler needs: config, database, secrets, engine."""
-
-    def __init__(self, config: ServerConfig, start_engine: bool = True) -> None:
-        check_private(config)
-        self.config = config
-        self.db = Database(config.directory / "server.db")
-        self.keys = Keys(self.db, config.admin_token_file)
-        self.engine = Engine(config, self.db)
-        self.start_engine = start_engine
-        self.started = time.time()
-
-    # --- who is asking ---------------------------------------------------------------------
-
-    def caller(self, request: Request) -> Caller:
-        """The caller by bearer token, else by session cookie."""
-        header = request.headers.get("authorization", "")
-        if header.lower().startswith("bearer "):
-            return self.keys.by_token(header[7:])
-        return self.keys.by_session(request.cookies.get(SESSION_COOKIE))
-
-    def owns(self, caller: Caller, entrant: int) -> bool:
-        """True when the caller may see an entrant's private things."""
-        return caller.admin or caller.entrant == entrant
-
-    # --- what the pages show ---------------------------------------------------------------
-
-    def leaderboard(self) -> list[dict[str, Any]]:
-        """Active versions ranked by mu - 3 sigma."""
-        rows = self.db.rows("SELECT s.*, e.name AS entrant_name, e.house FROM submissions s "
-                            "JOIN entrants e ON e.id = s.entrant WHERE s.status = ? AND e.disabled = 0",
-                            Status.ACTIVE)
-        board = []
-        for row in rows:
-            lo, hi = interval(row.mu, row.sigma)
-            board.append({"name": row.entrant_name if not row.house else row.filename,
-                          "entrant": row.entrant_name, "reference": bool(row.house), "version": row.version,
-                          "submission": row.id, "rating": round(row.mu - 3 * row.sigma, 2),
-                          "mu": round(row.mu, 2), "sigma": round(row.sigma, 2), "low": round(lo, 2),
-                          "high": round(hi, 2), "games": row.games, "errors": row.errors,
-                          "provisional": row.games < self.config.ladder.provisional_games,
-                          "last_game": row.last_game, "last_change": round(row.last_delta, 2)})
-        board.sort(key=lambda b: (-b["rating"], b["name"]))
-        for rank, entry in enumerate(board, 1):
-            entry["rank"] = rank
-        return board
-
-    def submission_data(self, row: Any, private: bool) -> dict[str, Any]:
-        """A submission as the API gives it (logs for its owner only)."""
-        data = {"id": row.id, "entrant": row.entrant_name, "version": row.version, "filename": row.filename,
-                "language": row.language, "status": row.status, "detail": row.detail, "created": row.created,
-                "games": row.games, "errors": row.errors, "rating": round(row.mu - 3 * row.sigma, 2),
-                "mu": round(row.mu, 2), "sigma": round(row.sigma, 2), "placement_left": row.placement_left}
-        if private:
-            data |= {"build_log": row.build_log, "validation_log": row.validation_log}
-        return data
-
-    def submission(self, number: int) -> Any:
-        """A submission row with its entrant's name, or None."""
-        return self.db.row("SELECT s.*, e.name AS entrant_name, e.house FROM submissions s "
-                           "JOIN entrants e ON e.id = s.entrant WHERE s.id = ?", number)
-
-    def games(self, where: str = "", *args: Any, limit: int = 50) -> list[dict[str, Any]]:
-        """Recent games, newest first, with the names of both sides."""
-        rows = self.db.rows(
-            "SELECT g.*, ea.name AS a_entrant, sa.version AS a_version, sa.filename AS a_file, ea.house AS a_house, "
-            "eb.name AS b_entrant, sb.version AS b_version, sb.filename AS b_file, eb.house AS b_house "
-            "FROM games g JOIN submissions sa ON sa.id = g.a JOIN entrants ea ON ea.id = sa.entrant "
-            "JOIN submissions sb ON sb.id = g.b JOIN entrants eb ON eb.id = sb.entrant "
-            f"{'WHERE ' + where if where else ''} ORDER BY g.id DESC LIMIT {int(limit)}", *args)
-        out = []
-        for row in rows:
-            names = [row.a_file if row.a_house else f"{row.a_entrant} v{row.a_version}",
-                     row.b_file if row.b_house else f"{row.b_entrant} v{row.b_version}"]
-            out.append({"id": row.id, "kind": row.kind, "status": row.status, "players": names,
-                        "submissions": [row.a, row.b], "scores": json.loads(row.scores),
-                        "ranks": json.loads(row.ranks), "reason": row.reason, "offender": row.offender,
-                        "plies": row.plies, "detail": row.detail, "finished": row.finished,
-                        "replay": f"/games/{row.id}" if row.status == GameStatus.DONE and row.log else ""})
-        return out
-
-    def queue(self) -> dict[str, int]:
-        """Counts of games and submissions by state (the admin page and /health)."""
-        games = {r.status: r.n for r in self.db.rows("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
-        subs = {r.status: r.n for r in self.db.rows("SELECT status, COUNT(*) AS n FROM submissions GROUP BY status")}
-        return {"games_queued": games.get(GameStatus.QUEUED, 0), "games_running": games.get(GameStatus.RUNNING, 0),
-                "games_done": games.get(GameStatus.DONE, 0), "games_void": games.get(GameStatus.VOID, 0),
-                "builds_waiting": sum(subs.get(s, 0) for s in (Status.QUEUED, Status.BUILDING, Status.VALIDATING)),
-                "versions_active": subs.get(Status.ACTIVE, 0)}
 
 
 def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
@@ -396,7 +296,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
             if form is None:
                 return forbidden(request, caller, "The form expired or came from another site; reload the page.")
             opponent = form.get("opponent")
-        error, number = await run_in_threadpool(_scrimmage, contest, caller, opponent)
+        error, number = await run_in_threadpool(actions.scrimmage, contest, caller, opponent)
         if api:
             return JSONResponse({"error": error} if error else {"game": number}, status_code=422 if error else 201)
         if error:
@@ -426,7 +326,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         if form is None:
             return forbidden(request, caller, "The form expired or came from another site; reload the page.")
         action = request.path_params["action"]
-        message, token = await run_in_threadpool(_admin, contest, action, dict(form))
+        message, token = await run_in_threadpool(actions.admin_action, contest, action, dict(form))
         if api:
             return JSONResponse({"message": message} | ({"token": token} if token else {}))
         if token:  # shown once, never stored
@@ -438,7 +338,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         caller = contest.caller(request)
         if not caller.admin:
             return JSONResponse({"error": "only the admin may export"}, status_code=403)
-        data = await run_in_threadpool(_export, contest)
+        data = await run_in_threadpool(actions.export, contest)
         return JSONResponse(data, headers={"Content-Disposition": "attachment; filename=contest-export.json"})
 
     async def live_js(request: Request) -> Response:
@@ -482,18 +382,6 @@ def ago(stamp: float) -> str:
     return f"{seconds} s ago"
 
 
-def check_private(config: ServerConfig) -> None:
-    """ConfigError when the server's directory lies where sandboxed bots can read (tokens, database, code)."""
-    from arena.launch.sandbox import python_paths
-    from arena.tournament.config import ConfigError
-
-    state = str(config.directory.resolve())
-    for shown in python_paths():
-        if state == shown or state.startswith(shown.rstrip("/") + "/"):
-            raise ConfigError(f"{config.source}: directory: {state} is inside {shown}, which every bot may read; "
-                              "choose a directory outside the Python installation and the arena's packages")
-
-
 def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "application/json" in request.headers.get("accept", "")
 
@@ -509,87 +397,3 @@ def _viewer_page(path: Path, seats: list[int]) -> str:
     return match_page(data)
 
 
-def _scrimmage(contest: Contest, caller: Caller, opponent: Any) -> tuple[str, int]:
-    """Queue an unrated game of the caller's active version against a chosen one; (error, game id)."""
-    limit = contest.config.ladder.scrimmages_per_hour
-    asked = contest.db.value("SELECT COUNT(*) FROM games WHERE kind = ? AND requested_by = ? AND created > ?",
-                             GameKind.SCRIMMAGE, caller.entrant, now() - 3600)
-    if asked >= limit:
-        return f"at most {limit} test games per hour; try again later", 0
-    mine = contest.db.value("SELECT id FROM submissions WHERE entrant = ? AND status = ? ORDER BY version DESC",
-                            caller.entrant, Status.ACTIVE)
-    if mine is None:
-        return "you have no version on the ladder yet", 0
-    try:
-        other = int(opponent)
-    except (TypeError, ValueError):
-        return "opponent: give the id of an active version (see the leaderboard)", 0
-    if contest.db.value("SELECT status FROM submissions WHERE id = ?", other) != Status.ACTIVE or other == mine:
-        return f"opponent {other}: not an active version of another entrant", 0
-    return "", contest.db.execute("INSERT INTO games (kind, a, b, setup, seed, status, created, requested_by, "
-                                  "conditions) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)", GameKind.SCRIMMAGE, mine, other,
-                                  int(now() * 1000) % 2**31, GameStatus.QUEUED, now(), caller.entrant,
-                                  conditions(contest.config, 0))
-
-
-def add_entrant(db: Database, name: str) -> str:
-    """Create an entrant; its token (shown once, stored hashed). AuthError for a bad or taken name."""
-    if not NAME.fullmatch(name) or name == "house":
-        raise AuthError(f"entrant name {name!r}: use letters, digits, '.', '_' or '-' (not 'house')")
-    if db.value("SELECT id FROM entrants WHERE name = ?", name) is not None:
-        raise AuthError(f"there is already an entrant named {name!r}")
-    token = new_token()
-    db.execute("INSERT INTO entrants (name, token_hash, created) VALUES (?, ?, ?)", name, token_hash(token), now())
-    return token
-
-
-def _admin(contest: Contest, action: str, form: dict[str, Any]) -> tuple[str, str]:
-    """Carry out an admin action; (message, new token or "")."""
-    db = contest.db
-    name = str(form.get("name", "")).strip()
-    if action == "entrants":
-        try:
-            return f"Entrant {name} added. Give them this token; it is not shown again.", add_entrant(db, name)
-        except AuthError as exc:
-            return str(exc), ""
-    if action == "freeze":
-        db.set_setting("frozen", "1")
-        return "Submissions are closed.", ""
-    if action == "unfreeze":
-        db.set_setting("frozen", "0")
-        return "Submissions are open again.", ""
-    if action == "finals":
-        if db.setting("finals") == "running":
-            return "The finals are already running.", ""
-        if db.setting("frozen") != "1":
-            return "Freeze submissions first: the finals play each entrant's latest version.", ""
-        try:
-            bots = freeze_field(contest.config, db)
-        except FinalsError as exc:
-            return str(exc), ""
-        db.set_setting("finals_error", "")
-        db.set_setting("finals", "running")
-        return f"The finals started with {len(bots)} entrants; the ladder pauses until they end.", ""
-    if action in ("disqualify", "reinstate"):
-        entrant = db.row("SELECT id FROM entrants WHERE name = ? AND house = 0", name)
-        if entrant is None:
-            return f"no entrant named {name!r}", ""
-        with db.transaction() as tx:
-            tx.execute("UPDATE entrants SET disabled = ? WHERE id = ?", (int(action == "disqualify"), entrant.id))
-            if action == "disqualify":
-                tx.execute("UPDATE submissions SET status = ?, detail = 'disqualified by the admin', updated = ? "
-                           "WHERE entrant = ? AND status = ?", (Status.DISABLED, now(), entrant.id, Status.ACTIVE))
-        return f"{name} is {'disqualified' if action == 'disqualify' else 'reinstated'}.", ""
-    return f"unknown action {action!r}", ""
-
-
-def _export(contest: Contest) -> dict[str, Any]:
-    """Everything public about the contest, for publication (no tokens, no logs of builds)."""
-    db = contest.db
-    return {"contest": contest.config.tournament.name, "game": contest.config.game, "exported": now(),
-            "leaderboard": contest.leaderboard(),
-            "entrants": [r.data for r in db.rows("SELECT id, name, created, house, disabled FROM entrants")],
-            "submissions": [r.data for r in db.rows(
-                "SELECT id, entrant, version, filename, language, status, detail, created, mu, sigma, games, errors "
-                "FROM submissions")],
-            "games": contest.games(limit=10**9), "finals": db.setting("finals") or "none"}

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.app import check_private
 from arena.server.config import load_server_config
+from arena.server.contest import check_private
 from arena.tournament.config import ConfigError
 
 

@@ -1,0 +1,118 @@
+"""The contest as the web pages see it: config, database, secrets and engine, and the queries behind the pages."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from starlette.requests import Request
+
+from arena.server.auth import SESSION_COOKIE, Caller, Keys
+from arena.server.config import ServerConfig
+from arena.server.db import Database, GameStatus, Status
+from arena.server.engine import Engine
+from arena.server.ladder import interval
+from arena.tournament.config import ConfigError
+
+
+class Contest:
+    """What every request handler needs: config, database, secrets, engine."""
+
+    def __init__(self, config: ServerConfig, start_engine: bool = True) -> None:
+        check_private(config)
+        self.config = config
+        self.db = Database(config.directory / "server.db")
+        self.keys = Keys(self.db, config.admin_token_file)
+        self.engine = Engine(config, self.db)
+        self.start_engine = start_engine
+        self.started = time.time()
+
+    # --- who is asking ---------------------------------------------------------------------
+
+    def caller(self, request: Request) -> Caller:
+        """The caller by bearer token, else by session cookie."""
+        header = request.headers.get("authorization", "")
+        if header.lower().startswith("bearer "):
+            return self.keys.by_token(header[7:])
+        return self.keys.by_session(request.cookies.get(SESSION_COOKIE))
+
+    def owns(self, caller: Caller, entrant: int) -> bool:
+        """True when the caller may see an entrant's private things."""
+        return caller.admin or caller.entrant == entrant
+
+    # --- what the pages show ---------------------------------------------------------------
+
+    def leaderboard(self) -> list[dict[str, Any]]:
+        """Active versions ranked by mu - 3 sigma."""
+        rows = self.db.rows("SELECT s.*, e.name AS entrant_name, e.house FROM submissions s "
+                            "JOIN entrants e ON e.id = s.entrant WHERE s.status = ? AND e.disabled = 0",
+                            Status.ACTIVE)
+        board = []
+        for row in rows:
+            lo, hi = interval(row.mu, row.sigma)
+            board.append({"name": row.entrant_name if not row.house else row.filename,
+                          "entrant": row.entrant_name, "reference": bool(row.house), "version": row.version,
+                          "submission": row.id, "rating": round(row.mu - 3 * row.sigma, 2),
+                          "mu": round(row.mu, 2), "sigma": round(row.sigma, 2), "low": round(lo, 2),
+                          "high": round(hi, 2), "games": row.games, "errors": row.errors,
+                          "provisional": row.games < self.config.ladder.provisional_games,
+                          "last_game": row.last_game, "last_change": round(row.last_delta, 2)})
+        board.sort(key=lambda b: (-b["rating"], b["name"]))
+        for rank, entry in enumerate(board, 1):
+            entry["rank"] = rank
+        return board
+
+    def submission_data(self, row: Any, private: bool) -> dict[str, Any]:
+        """A submission as the API gives it (logs for its owner only)."""
+        data = {"id": row.id, "entrant": row.entrant_name, "version": row.version, "filename": row.filename,
+                "language": row.language, "status": row.status, "detail": row.detail, "created": row.created,
+                "games": row.games, "errors": row.errors, "rating": round(row.mu - 3 * row.sigma, 2),
+                "mu": round(row.mu, 2), "sigma": round(row.sigma, 2), "placement_left": row.placement_left}
+        if private:
+            data |= {"build_log": row.build_log, "validation_log": row.validation_log}
+        return data
+
+    def submission(self, number: int) -> Any:
+        """A submission row with its entrant's name, or None."""
+        return self.db.row("SELECT s.*, e.name AS entrant_name, e.house FROM submissions s "
+                           "JOIN entrants e ON e.id = s.entrant WHERE s.id = ?", number)
+
+    def games(self, where: str = "", *args: Any, limit: int = 50) -> list[dict[str, Any]]:
+        """Recent games, newest first, with the names of both sides."""
+        rows = self.db.rows(
+            "SELECT g.*, ea.name AS a_entrant, sa.version AS a_version, sa.filename AS a_file, ea.house AS a_house, "
+            "eb.name AS b_entrant, sb.version AS b_version, sb.filename AS b_file, eb.house AS b_house "
+            "FROM games g JOIN submissions sa ON sa.id = g.a JOIN entrants ea ON ea.id = sa.entrant "
+            "JOIN submissions sb ON sb.id = g.b JOIN entrants eb ON eb.id = sb.entrant "
+            f"{'WHERE ' + where if where else ''} ORDER BY g.id DESC LIMIT {int(limit)}", *args)
+        out = []
+        for row in rows:
+            names = [row.a_file if row.a_house else f"{row.a_entrant} v{row.a_version}",
+                     row.b_file if row.b_house else f"{row.b_entrant} v{row.b_version}"]
+            out.append({"id": row.id, "kind": row.kind, "status": row.status, "players": names,
+                        "submissions": [row.a, row.b], "scores": json.loads(row.scores),
+                        "ranks": json.loads(row.ranks), "reason": row.reason, "offender": row.offender,
+                        "plies": row.plies, "detail": row.detail, "finished": row.finished,
+                        "replay": f"/games/{row.id}" if row.status == GameStatus.DONE and row.log else ""})
+        return out
+
+    def queue(self) -> dict[str, int]:
+        """Counts of games and submissions by state (the admin page and /health)."""
+        games = {r.status: r.n for r in self.db.rows("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
+        subs = {r.status: r.n for r in self.db.rows("SELECT status, COUNT(*) AS n FROM submissions GROUP BY status")}
+        return {"games_queued": games.get(GameStatus.QUEUED, 0), "games_running": games.get(GameStatus.RUNNING, 0),
+                "games_done": games.get(GameStatus.DONE, 0), "games_void": games.get(GameStatus.VOID, 0),
+                "builds_waiting": sum(subs.get(s, 0) for s in (Status.QUEUED, Status.BUILDING, Status.VALIDATING)),
+                "versions_active": subs.get(Status.ACTIVE, 0)}
+
+
+def check_private(config: ServerConfig) -> None:
+    """ConfigError when the server's directory lies where sandboxed bots can read (tokens, database, code)."""
+    from arena.launch.sandbox import python_paths
+
+    state = str(config.directory.resolve())
+    for shown in python_paths():
+        if state == shown or state.startswith(shown.rstrip("/") + "/"):
+            raise ConfigError(f"{config.source}: directory: {state} is inside {shown}, which every bot may read; "
+                              "choose a directory outside the Python installation and the arena's packages")
