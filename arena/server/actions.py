@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.server.auth import AuthError, Caller, new_token, token_hash
+from arena.server.auth import AuthError, Caller, add_entrant
 from arena.server.contest import Contest
-from arena.server.db import Database, GameKind, GameStatus, Status, now
+from arena.server.db import GameKind, GameStatus, Status, now
 from arena.server.finals import FinalsError, freeze_field
 from arena.server.intake import conditions
-from arena.server.sources import NAME
 
 
 def scrimmage(contest: Contest, caller: Caller, opponent: Any) -> tuple[str, int]:
@@ -33,17 +32,6 @@ def scrimmage(contest: Contest, caller: Caller, opponent: Any) -> tuple[str, int
                                   "conditions) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)", GameKind.SCRIMMAGE, mine, other,
                                   int(now() * 1000) % 2**31, GameStatus.QUEUED, now(), caller.entrant,
                                   conditions(contest.config, 0))
-
-
-def add_entrant(db: Database, name: str) -> str:
-    """Create an entrant; its token (shown once, stored hashed). AuthError for a bad or taken name."""
-    if not NAME.fullmatch(name) or name == "house":
-        raise AuthError(f"entrant name {name!r}: use letters, digits, '.', '_' or '-' (not 'house')")
-    if db.value("SELECT id FROM entrants WHERE name = ?", name) is not None:
-        raise AuthError(f"there is already an entrant named {name!r}")
-    token = new_token()
-    db.execute("INSERT INTO entrants (name, token_hash, created) VALUES (?, ?, ?)", name, token_hash(token), now())
-    return token
 
 
 def admin_action(contest: Contest, action: str, form: dict[str, Any]) -> tuple[str, str]:

@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.server.db import Database
+from arena.server.db import Database, now
+from arena.server.sources import NAME
 
 SESSION_COOKIE = "arena_session"
 SESSION_DAYS = 14
@@ -124,3 +125,14 @@ class Keys:
     def check_csrf(self, seed: str, sent: str) -> bool:
         """True when a form's token is the one of its session (or visitor)."""
         return bool(seed) and bool(sent) and hmac.compare_digest(sent, self.csrf(seed))
+
+
+def add_entrant(db: Database, name: str) -> str:
+    """Create an entrant; its token (shown once, stored hashed). AuthError for a bad or taken name."""
+    if not NAME.fullmatch(name) or name == "house":
+        raise AuthError(f"entrant name {name!r}: use letters, digits, '.', '_' or '-' (not 'house')")
+    if db.value("SELECT id FROM entrants WHERE name = ?", name) is not None:
+        raise AuthError(f"there is already an entrant named {name!r}")
+    token = new_token()
+    db.execute("INSERT INTO entrants (name, token_hash, created) VALUES (?, ?, ?)", name, token_hash(token), now())
+    return token

@@ -100,8 +100,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_entrants(args: argparse.Namespace) -> int:
     """Add entrants (printing each token once) or list them."""
-    from arena.server.actions import add_entrant
-    from arena.server.auth import AuthError
+    from arena.server.auth import AuthError, add_entrant
     from arena.server.db import Database, DatabaseError
 
     config = _config(args.config, insecure=True)
