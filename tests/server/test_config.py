@@ -53,3 +53,30 @@ def test_a_state_directory_that_bots_may_read_is_refused(tmp_path: Path) -> None
         check_private(config)
     path.write_text('game = "blocking"\nsandbox = "none"\n')
     check_private(load_server_config(path, insecure=True))  # beside the config: fine
+
+
+BLOCKED = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in ('starlette', 'uvicorn', 'jinja2', 'multipart', 'python_multipart'):
+            raise ImportError('not installed: ' + name)
+sys.meta_path.insert(0, Block())
+from arena.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_without_the_server_extra_entrants_work_and_serve_names_the_extra(tmp_path: Path) -> None:
+    import subprocess
+
+    path = tmp_path / "contest.toml"
+    path.write_text('game = "blocking"\nsandbox = "none"\n')
+    added = subprocess.run([sys.executable, "-c", BLOCKED, "entrants", "add", str(path), "ann"], capture_output=True,
+                           text=True, timeout=60)
+    assert added.returncode == 0 and added.stdout.startswith("ann\t"), added.stderr
+    served = subprocess.run([sys.executable, "-c", BLOCKED, "serve", str(path), "--insecure"], capture_output=True,
+                            text=True, timeout=60)
+    assert served.returncode == 2
+    assert served.stderr.strip() == ("arena serve: error: arena serve needs the server extra: pip install "
+                                     "'arena[server]' (or -e '.[server]' in a checkout)")
