@@ -40,7 +40,7 @@ from arena.server.contest import Contest
 from arena.server.engine import ladder_log
 from arena.server.finals import finals_dir
 from arena.server.intake import QuotaError, accept_upload
-from arena.server.sources import SubmissionError
+from arena.server.sources import NAME, SubmissionError
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +136,16 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         seats = [seat for seat, version in enumerate((game.a, game.b))
                  if contest.owns(caller, owners.get(version, -1))]
         return HTMLResponse(await run_in_threadpool(_viewer_page, path, seats))
+
+    async def finals_match(request: Request) -> Response:
+        caller = contest.caller(request)
+        name = request.path_params["name"].removesuffix(".html")
+        path = finals_dir(config) / "logs" / f"{name}.msgpack"
+        if contest.db.setting("finals") != "done" or not NAME.fullmatch(name) or not path.is_file():
+            return not_found(request, caller, "finals match")
+        page = await run_in_threadpool(_viewer_page, path, None, caller.name if caller.entrant else "",
+                                       caller.admin, "../")
+        return HTMLResponse(page)
 
     async def finals_page(request: Request) -> Response:
         caller = contest.caller(request)
@@ -355,7 +365,8 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
 
     routes = [
         Route("/", home), Route("/api/leaderboard", api_leaderboard), Route("/entrants/{name}", entrant_page),
-        Route("/games/{number:int}", game_page), Route("/finals", finals_page), Route("/health", health),
+        Route("/games/{number:int}", game_page), Route("/finals", lambda request: RedirectResponse("/finals/", status_code=307)),
+        Route("/finals/", finals_page), Route("/finals/report_matches/{name}", finals_match), Route("/health", health),
         Route("/events", events), Route("/login", login_page), Route("/login", login, methods=["POST"]),
         Route("/logout", logout, methods=["POST"]), Route("/submit", form_submit, methods=["POST"]),
         Route("/api/submissions", api_submit, methods=["POST"]), Route("/api/submissions", api_submissions),
@@ -386,14 +397,20 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "application/json" in request.headers.get("accept", "")
 
 
-def _viewer_page(path: Path, seats: list[int]) -> str:
-    """The viewer page of a game, with the bots' output of the caller's own seats only."""
+def _viewer_page(path: Path, seats: list[int] | None = None, owner: str = "", admin: bool = False,
+                 back: str = "") -> str:
+    """The viewer page of a game, with the bots' output of the caller's own seats only.
+
+    seats: the caller's seats; or, for the finals (seats named after entrants), owner: the caller's name.
+    """
     from arena.logs.matchlog import read_log
     from arena.viewer.frames import match_data
     from arena.viewer.page import match_page
 
     data = match_data(read_log(path))
+    if seats is None:
+        seats = [seat for seat, name in enumerate(data["names"]) if admin or (owner and name == owner)]
     data["output"] = {seat: text for seat, text in data["output"].items() if int(seat) in seats}
-    return match_page(data)
+    return match_page(data, back=back)
 
 

@@ -12,9 +12,11 @@ from tests.helpers import ROOT
 # The README's example bot: what a student would upload first.
 FEWEST = re.search(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1).encode()  # type: ignore[union-attr]
 
-# The same bot, thinking 0.3 s a move: its games last long enough to be caught in flight.
-SLOW = FEWEST.replace(b"from protocol import Bot", b"import time\n\nfrom protocol import Bot").replace(
-    b"        for seat, (r, c) in events:", b"        time.sleep(0.3)\n        for seat, (r, c) in events:")
+def slow() -> bytes:
+    """The README's bot thinking 0.3 s a move (its games last long enough to be caught in flight), with a diary."""
+    return talker("slow diary").replace(b"from protocol import Bot", b"import time\n\nfrom protocol import Bot").replace(
+        b"        for seat, (r, c) in events:", b"        time.sleep(0.3)\n        for seat, (r, c) in events:")
+
 
 BROKEN_C = b"int main(void) { this is not C; }\n"
 
@@ -93,3 +95,10 @@ LADDER_CRASHER = FEWEST.replace(
     b"        rows, cols = setup[\"rows\"], setup[\"cols\"]",
     b"        if str(match).startswith(\"g\"):\n            raise SystemExit(3)\n"
     b"        rows, cols = setup[\"rows\"], setup[\"cols\"]")
+
+
+def talker(words: str) -> bytes:
+    """The README's bot, writing words to its stderr in every game."""
+    return FEWEST.replace(b"        rows, cols = setup[\"rows\"], setup[\"cols\"]",
+                          f"        import sys\n        print({words!r}, file=sys.stderr, flush=True)\n"
+                          f"        rows, cols = setup[\"rows\"], setup[\"cols\"]".encode())

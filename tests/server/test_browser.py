@@ -94,4 +94,9 @@ def test_the_admin_freezes_and_runs_the_finals(served: Server, page: Any) -> Non
     page.goto(served.url + "/")
     page.click("#finals-link")
     assert "dave" in page.content() and "erin" in page.content()
+    page.click("a[data-match] >> nth=0")
+    page.wait_for_selector("#board [data-cell]")
+    assert page.locator("#board [data-cell]").count() == 30
+    page.click("#back-link")
+    page.wait_for_url("**/finals/")
     assert not page.errors, page.errors

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import ROOT, require
-from tests.server.fixtures import BROKEN_C, FEWEST, LADDER_CRASHER, SLOW, archive_bot, spy
+from tests.server.fixtures import BROKEN_C, FEWEST, LADDER_CRASHER, archive_bot, slow, spy, talker
 from tests.server.server import Server, make_server, wait_for
 
 CBOT = (ROOT / "bots" / "examples" / "cbot.c").read_bytes()
@@ -174,17 +174,25 @@ def test_every_game_replays_and_its_log_verifies(server: Server) -> None:
 
 
 def test_a_bots_output_is_shown_to_its_owner_only(server: Server) -> None:
-    own = [g for g in games(server) if g["status"] == "done" and "alice v1" in g["players"]][0]
-    seat = own["players"].index("alice v1")
-    with server.client(server.tokens["alice"]) as alice:
-        login = alice.post("/login", data={"token": server.tokens["alice"], "csrf": _csrf(alice, "/login")})
-        assert login.status_code == 303
-        alice.cookies = login.cookies
-        page = alice.get(own["replay"]).text
-    anonymous = server.get(own["replay"]).text
-    assert f"output of seat {seat}" not in anonymous
-    assert page.count("output of seat") <= 1  # its own seat at most, never the other's
-    assert f"output of seat {1 - seat}" not in page
+    versions = {}
+    for name in ("alice", "bob"):
+        answer = server.submit(name, "talker.py", talker(f"diary of {name}"))
+        versions[name] = server.settled(name, answer.json()["id"])
+        assert versions[name]["status"] == "active"
+    with server.client(server.tokens["bob"]) as bob:
+        asked = bob.post("/api/scrimmages", json={"opponent": versions["alice"]["id"]})
+        assert asked.status_code == 201, asked.text
+    number = asked.json()["game"]
+    game = wait_for(lambda: next((g for g in games(server) if g["id"] == number and g["status"] == "done"), None),
+                    120, "the test game")
+    pages = {who: server.get(game["replay"], token).text for who, token in
+             (("alice", server.tokens["alice"]), ("bob", server.tokens["bob"]), ("anyone", None),
+              ("carol", server.tokens["carol"]), ("admin", server.admin))}
+    assert "diary of alice" in pages["alice"] and "diary of bob" not in pages["alice"]
+    assert "diary of bob" in pages["bob"] and "diary of alice" not in pages["bob"]
+    for who in ("anyone", "carol"):
+        assert "diary of" not in pages[who]
+    assert "diary of alice" in pages["admin"] and "diary of bob" in pages["admin"]
 
 
 def _csrf(client: Any, path: str) -> str:
@@ -232,8 +240,8 @@ def _results(server: Server) -> dict[int, tuple[str, str, str]]:
 
 
 def test_a_server_killed_mid_ladder_resumes_without_losing_or_repeating_a_game(server: Server) -> None:
-    slow = server.submit("alice", "slow.py", SLOW)  # a new version: placement games of about a second each
-    assert server.settled("alice", slow.json()["id"])["status"] == "active"
+    answer = server.submit("alice", "slow.py", slow())  # a new version: placement games of about a second each
+    assert server.settled("alice", answer.json()["id"])["status"] == "active"
     wait_for(lambda: server.get("/health").json()["games_running"] > 0 or None, 60, "a game in flight")
     server.stop(signal.SIGKILL)
     before = _results(server)
@@ -279,7 +287,20 @@ def test_the_admin_freezes_and_plays_finals_that_verify(server: Server) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     standings = json.loads((finals / "standings.json").read_text())
     assert {row["name"] for row in standings["bots"]} == {"alice", "bob", "carol"}  # carol's spy is active
-    assert server.get("/finals").status_code == 200
+    report = server.get("/finals/")
+    assert report.status_code == 200 and server.get("/finals").status_code == 307
+    import re
+
+    pages = re.findall(r"href='(report_matches/[^']+)'", report.text)
+    assert len(pages) == 6
+    views = [{who: server.get("/finals/" + page, token).text for who, token in
+              (("admin", admin), ("alice", server.tokens["alice"]), ("bob", server.tokens["bob"]), ("anyone", None))}
+             for page in pages]
+    alices = [view for view in views if "slow diary" in view["admin"]]
+    assert len(alices) == 4 and all('id="board"' in view["anyone"] for view in views)  # alice plays 4 of 6
+    for view in alices:
+        assert "slow diary" in view["alice"] and "slow diary" not in view["bob"] + view["anyone"]
+    assert server.get("/finals/report_matches/..%2Fserver.db").status_code == 404
 
 
 def test_the_admin_disqualifies_an_entrant_and_only_the_admin_may(server: Server) -> None:
