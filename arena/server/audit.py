@@ -4,9 +4,9 @@ For each played game the log must be signed with the ladder's key, re-simulate, 
 with the database's row (seed, setup, clock, the seats' names and bots, scores, ranks,
 reason, offender, plies). The ratings are then replayed from the results in the order they
 were applied, each version starting from the mean it was given on activation: every
-stored (mu, sigma), game count and failure count must come out the same. Logs that no row
-names are reported too. The finals, when played, are checked as the tournament directory
-they are.
+stored (mu, sigma), game count and failure count must come out the same. Logs of no game
+are reported too (a game that was not counted may leave one). The finals, when played, are
+checked as the tournament directory they are.
 """
 
 from __future__ import annotations
@@ -41,6 +41,10 @@ def verify_contest(directory: str | Path, jobs: int | None = None) -> Report:
                                              (GameStatus.DONE,))]
         versions = {r["id"]: dict(r) for r in db.execute(
             "SELECT s.*, e.house FROM submissions s JOIN entrants e ON e.id = s.entrant")}
+        # A game not counted (discarded after a version was replaced mid-game, or voided after a
+        # killed server left its log half-written) may have a log; it is no result, and no stray either.
+        unplayed = {f"logs/g{r[0]}.msgpack" for r in db.execute("SELECT id FROM games WHERE status != ?",
+                                                                (GameStatus.DONE,))}
         finals = db.execute("SELECT value FROM settings WHERE key = 'finals'").fetchone()
         db.close()
     except sqlite3.Error as exc:
@@ -53,7 +57,7 @@ def verify_contest(directory: str | Path, jobs: int | None = None) -> Report:
         report.problems.append(str(exc))
     if key is None:
         report.problems.append(f"{ladder}: no log.key; the logs' signatures cannot be checked")
-    named: set[str] = set()
+    named: set[str] = set(unplayed)
     for game in games:
         report.matches += 1
         named.add(game["log"])

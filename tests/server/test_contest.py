@@ -342,10 +342,13 @@ def test_the_contest_directory_verifies_and_a_forged_result_or_rating_does_not(s
         ranks = json.loads(game[1])
         db.execute("UPDATE games SET ranks = ? WHERE id = ?", (json.dumps(ranks[::-1]), game[0]))
         db.execute("UPDATE submissions SET mu = mu + 1 WHERE id = (SELECT MIN(id) FROM submissions)")
+    logs = sorted((copy / "ladder" / "logs").glob("g*.msgpack"))
+    (copy / "ladder" / "logs" / "g999999.msgpack").write_bytes(logs[0].read_bytes())  # a log of no game
     forged = verify(copy)
     assert forged.returncode == 1
     assert f"match g{game[0]}: ranks {ranks[::-1]} in the store, {ranks} in its log" in forged.stdout
     assert "rating" in forged.stdout and "from its games" in forged.stdout
+    assert "g999999.msgpack: a log no played game names" in forged.stdout
 
 
 def test_export_names_no_token(server: Server) -> None:
