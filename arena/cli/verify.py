@@ -5,11 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError
 from arena.server.audit import is_contest, verify_contest
-from arena.tournament.cli import add_verify
-from arena.tournament.cli import cmd_verify as verify_tournament
-from arena.tournament.verify import NotResults
+from arena.tournament.cli import add_verify, report_verification
+from arena.tournament.verify import verify_directory
 
 
 def register(subparsers: Any) -> None:
@@ -27,13 +25,4 @@ def register(subparsers: Any) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """A contest's directory, else a tournament's: one line per problem, then a summary line."""
-    if not is_contest(args.dir):
-        return verify_tournament(args)
-    try:
-        report = verify_contest(args.dir, jobs=args.jobs)
-    except NotResults as exc:
-        raise CliError(str(exc)) from None
-    for line in report.problems:
-        print(line)
-    print(report.summary(), flush=True)
-    return EXIT_OK if report.ok else EXIT_FAILED
+    return report_verification(args, verify_contest if is_contest(args.dir) else verify_directory)

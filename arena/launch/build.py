@@ -14,6 +14,7 @@ import os
 import selectors
 import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -74,8 +75,6 @@ def run_build(command: str, sources_tar: bytes, isolation: Isolation, limits: Bu
     workdir = BOX_DIR
     scratch = ""
     if isolation.mode == Sandbox.NONE:  # --insecure: a temporary directory of the organiser's
-        import tempfile
-
         scratch = tempfile.mkdtemp(prefix="arena-build-")
         workdir = scratch
     plan = ChainPlan(command=("sh", "-c", SCRIPT, "sh", command), isolation=isolation, workdir=workdir,

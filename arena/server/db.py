@@ -7,7 +7,6 @@ writes.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -94,10 +93,6 @@ class Row:
             return self.data[name]
         except KeyError:
             raise AttributeError(name) from None
-
-    def json(self, name: str) -> Any:
-        """A column that holds JSON, decoded."""
-        return json.loads(self.data[name])
 
 
 class Database:

@@ -16,7 +16,7 @@ import logging
 import random
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.logs.signing import results_key
@@ -38,14 +38,6 @@ INTAKE_THREADS = 2
 HOUSE = "house"  # the entrant that owns the reference bots on the ladder
 
 
-@dataclass
-class Flight:
-    """A game in the executor's hands."""
-
-    game: Row
-    started: float
-
-
 class Engine:
     """Runs intake and ladder threads until stopped."""
 
@@ -58,10 +50,9 @@ class Engine:
         self.ladder_dir = config.directory / "ladder"
         self.slots: list[int] = []  # submission id of each bot number the workers know
         self.slot_of: dict[int, int] = {}
-        self.inflight: dict[int, Flight] = {}
+        self.inflight: dict[int, Row] = {}  # the games in the executor's hands, by id
         self.executor: LocalExecutor | DaskExecutor | None = None
         self.error = ""  # why the ladder stopped, when it did
-        self.finals_error = ""
 
     # --- lifecycle ------------------------------------------------------------------------
 
@@ -75,8 +66,8 @@ class Engine:
             self._thread(self._intake_loop, f"arena-intake-{number}")
         self._thread(self._ladder_loop, "arena-ladder")
 
-    def _thread(self, target: object, name: str) -> None:
-        thread = threading.Thread(target=target, name=name, daemon=True)  # type: ignore[arg-type]
+    def _thread(self, target: Callable[[], None], name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
         thread.start()
         self.threads.append(thread)
 
@@ -206,7 +197,7 @@ class Engine:
             self._submit(game)
 
     def _busy(self) -> set[int]:
-        return {v for flight in self.inflight.values() for v in (flight.game.a, flight.game.b)}
+        return {v for game in self.inflight.values() for v in (game.a, game.b)}
 
     def _next_queued(self) -> Row | None:
         """The oldest queued game whose versions are free (a game of a version no longer playing is voided)."""
@@ -261,18 +252,18 @@ class Engine:
         task = MatchTask(ord=game.id, match=f"g{game.id}", round=0, setup=game.setup, seed=game.seed,
                          bots=(self.slot_of[game.a], self.slot_of[game.b]))
         self.executor.submit(task)
-        self.inflight[game.id] = Flight(game, time.monotonic())
+        self.inflight[game.id] = game
 
     def _collect(self, timeout: float) -> None:
         assert self.executor is not None
         for outcome in self.executor.wait(timeout):
-            flight = self.inflight.pop(outcome.task.ord, None)
-            if flight is None:
+            game = self.inflight.pop(outcome.task.ord, None)
+            if game is None:
                 continue
             if outcome.record is not None:
-                self._record(flight.game, outcome)
+                self._record(game, outcome)
             else:
-                self._machine_failed(flight.game, outcome.error.strip().splitlines()[-1] if outcome.error
+                self._machine_failed(game, outcome.error.strip().splitlines()[-1] if outcome.error
                                      else "its worker was lost")
 
     def _machine_failed(self, game: Row, problem: str) -> None:
@@ -348,7 +339,6 @@ class Engine:
                 self.db.set_setting("finals", "done")
         except Exception as exc:  # noqa: BLE001 - shown on the admin page; the admin may start them again
             log.exception("the finals stopped")
-            self.finals_error = str(exc)
             self.db.set_setting("finals", "failed")
             self.db.set_setting("finals_error", str(exc))
 

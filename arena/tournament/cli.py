@@ -24,7 +24,7 @@ from arena.tournament.store import (
     is_write_failure,
     write_failure,
 )
-from arena.tournament.verify import NotResults, verify_directory
+from arena.tournament.verify import NotResults, Report, verify_directory
 
 EXIT_INTERRUPTED = 130
 
@@ -81,8 +81,13 @@ def add_verify(subparsers: Any, func: Any = None, help: str = VERIFY_HELP, descr
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check a tournament directory as a whole: one line per problem, then a summary line."""
+    return report_verification(args, verify_directory)
+
+
+def report_verification(args: argparse.Namespace, check: Callable[..., Report]) -> int:
+    """Run check on DIR and print one line per problem, then a summary line; the exit status."""
     try:
-        report = verify_directory(args.dir, jobs=args.jobs)
+        report = check(args.dir, jobs=args.jobs)
     except NotResults as exc:
         raise CliError(str(exc)) from None
     for line in report.problems:
