@@ -146,6 +146,15 @@ def test_a_build_that_forks_without_end_or_fills_its_disk_fails_alone(server: Se
     assert health["ok"], health
 
 
+def test_what_an_entrant_writes_is_escaped_and_pages_allow_only_the_servers_script(server: Server) -> None:
+    answer = server.submit("carol", "xss.tar.gz", archive_bot("echo '<script>alert(1)</script>'; false"))
+    failed = server.settled("carol", answer.json()["id"])
+    assert "<script>alert(1)</script>" in failed["build_log"]  # the JSON API gives the text as written
+    page = server.get(f"/submissions/{answer.json()['id']}", server.tokens["carol"])
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text and "<script>alert" not in page.text
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+
+
 def test_a_bot_or_a_build_cannot_read_the_servers_secrets_nor_reach_its_port(server: Server) -> None:
     state = str(server.state)
     assert (server.state / "admin.token").is_file() and (server.state / "ladder" / "log.key").is_file()
