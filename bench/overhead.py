@@ -1,12 +1,17 @@
 """Referee overhead per ply against a raw pyzmq DEALER/ROUTER ping-pong, measured in one run.
 
-Prints one JSON line: {"raw_us": median raw round trip, "referee_us_per_ply": wall time
-per ply of long Blocking matches between two instantly-answering Python bots (start-up
-excluded), "ratio": referee / raw, "floor_us_per_ply" and "floor_ratio": the same bots
-under the least a Python referee can do (poll, receive, unpack, apply, pack, send: no clocks,
-checks or log)}; and, where a C compiler, libzmq and msgpack-c are
-installed, "native_us_per_ply" and "native_ratio" with the C example bot's instant mode
-(`cbot --sequential`) in both seats, so the figure compares with a native engine's.
+Prints one JSON line:
+- "raw_us": the median raw round trip of a turn-sized message between two Python processes
+  over pyzmq DEALER/ROUTER; "raw_pipe_us": the same over a pair of pipes, as JSON lines;
+- "referee_us_per_ply": wall time per ply of long Blocking matches (start-up excluded, logs
+  written) between two instantly-answering Python bots, started as the arena starts Python
+  bots (the SDK on the bot's own pipes); "ratio": that / raw_us; "pipe_ratio": that / raw_pipe_us;
+- "zmq_us_per_ply" and "zmq_ratio": the same bots served over ZeroMQ (`exec:python -m protocol.run`);
+- "floor_us_per_ply" and "floor_ratio": those ZeroMQ bots under the least a Python referee can
+  do (poll, receive, unpack, apply, pack, send: no clocks, checks or log);
+- where a C compiler, libzmq and msgpack-c are installed, "native_us_per_ply" and
+  "native_ratio" with the C example bot's instant mode (`cbot --sequential`, over ZeroMQ) in
+  both seats, so the figure compares with a native engine's.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import statistics
 import subprocess
 import sys
@@ -30,14 +36,49 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.clock import ClockSettings  # noqa: E402
 from arena.games import get_game  # noqa: E402
 from arena.launch.botspec import parse_bot_spec  # noqa: E402
-from arena.launch.process import BotProcess  # noqa: E402
+from arena.launch.process import BotProcess, Limits  # noqa: E402
+from arena.launch.sandbox import Sandbox  # noqa: E402
 from arena.logs.matchlog import LogWriter  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
 from arena.match.referee import Player, Referee  # noqa: E402
-from arena.match.run import shutdown  # noqa: E402
+from arena.match.run import launch_player, shutdown  # noqa: E402
+from protocol.codec import encode_json_line  # noqa: E402
 
 TURN = {"type": "turn", "seq": 123, "match": "blocking-123", "events": [[0, [12, 34]]], "time_left_ms": 9876}
 MOVE = {"type": "move", "seq": 123, "move": [12, 36]}
+
+
+_PIPE_ECHO = """
+import os, sys
+reply = sys.argv[1].encode()
+lines = os.fdopen(0, "rb")
+for line in lines:
+    if line == b"stop\\n":
+        break
+    os.write(1, reply)
+"""
+
+
+def raw_pipe_round_trip_us(count: int) -> float:
+    """Median round trip of a turn-sized JSON line to a child process and back over its pipes, in microseconds."""
+    reply = encode_json_line(MOVE)
+    child = subprocess.Popen([sys.executable, "-c", _PIPE_ECHO, reply.decode()], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE)
+    assert child.stdin is not None and child.stdout is not None  # narrowing: both are pipes
+    out, into = child.stdout.fileno(), child.stdin.fileno()
+    line = encode_json_line(TURN)
+    samples = []
+    for _ in range(count):
+        started = time.perf_counter()
+        os.write(into, line)
+        data = os.read(out, 65536)
+        while not data.endswith(b"\n"):
+            data += os.read(out, 65536)
+        json.loads(data)
+        samples.append(time.perf_counter() - started)
+    os.write(into, b"stop\n")
+    child.wait(10)
+    return statistics.median(samples) * 1e6
 
 
 def _echo(endpoint: str) -> None:
@@ -83,17 +124,17 @@ def native_spec(directory: str) -> str | None:
     return f"exec:{directory}/cbot --sequential" if done.returncode == 0 else None
 
 
+INSTANT = Path(__file__).resolve().parent / "instant_bot.py"
+OVER_ZEROMQ = f"exec:{sys.executable} -m protocol.run {INSTANT}"  # the same bot, served over ZeroMQ
+
+
 def referee_us_per_ply(matches: int, size: int, bot: str | None = None) -> tuple[float, int]:
-    """Wall time per ply of whole matches between two persistent instant bots (Python unless bot says)."""
+    """Wall time per ply of whole matches between two persistent instant bots (Python on pipes unless bot says)."""
     game = get_game("blocking")
     hub = Hub()
-    spec = parse_bot_spec(bot or f"{Path(__file__).resolve().parent / 'instant_bot.py'}", "blocking")
-    players = []
-    for seat in range(2):
-        peer = hub.expect()
-        process = BotProcess(spec, peer.endpoint, peer.token)
-        process.start()
-        players.append(Player(f"instant{seat}", peer, process, spec_text=spec.text))
+    spec = parse_bot_spec(bot or str(INSTANT), "blocking")
+    # No sandbox, as the floor's bots: the figures compare referees and transports, not namespaces.
+    players = [launch_player(hub, spec, Limits(), Sandbox.NONE) for _ in range(2)]
     clock = ClockSettings(budget_ms=60_000)
     setup = {"rows": size, "cols": size, "blocked": []}
     plies = 0
@@ -123,7 +164,7 @@ def floor_us_per_ply(matches: int, size: int) -> float:
     """
     game = get_game("blocking")
     hub = Hub()
-    spec = parse_bot_spec(f"{Path(__file__).resolve().parent / 'instant_bot.py'}", "blocking")
+    spec = parse_bot_spec(OVER_ZEROMQ, "blocking")
     peers, processes = [], []
     for _ in range(2):
         peer = hub.expect()
@@ -190,10 +231,14 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=50, help="board side of the Blocking matches")
     args = parser.parse_args()
     raw = raw_round_trip_us(args.round_trips)
+    raw_pipe = raw_pipe_round_trip_us(args.round_trips)
     per_ply, plies = referee_us_per_ply(args.matches, args.size)
+    zmq_per_ply, _ = referee_us_per_ply(args.matches, args.size, OVER_ZEROMQ)
     floor = floor_us_per_ply(args.matches, args.size)
-    figures = {"raw_us": round(raw, 1), "referee_us_per_ply": round(per_ply, 1), "ratio": round(per_ply / raw, 2),
-               "plies": plies, "floor_us_per_ply": round(floor, 1), "floor_ratio": round(floor / raw, 2)}
+    figures = {"raw_us": round(raw, 1), "raw_pipe_us": round(raw_pipe, 1), "referee_us_per_ply": round(per_ply, 1),
+               "ratio": round(per_ply / raw, 2), "pipe_ratio": round(per_ply / raw_pipe, 2), "plies": plies,
+               "zmq_us_per_ply": round(zmq_per_ply, 1), "zmq_ratio": round(zmq_per_ply / raw, 2),
+               "floor_us_per_ply": round(floor, 1), "floor_ratio": round(floor / raw, 2)}
     with tempfile.TemporaryDirectory() as build:
         native = native_spec(build)
         if native is not None:

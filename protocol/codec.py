@@ -157,12 +157,27 @@ def decode_json_line(line: bytes) -> dict[str, Any]:
     return value
 
 
+# One encoder for every line: json.dumps with options builds a new one per call.
+_encode_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def encode_json_line(message: dict[str, Any]) -> bytes:
     """One message as one JSON line (stdio bots)."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    return (_encode_json(message) + "\n").encode()
 
 
 def decode_from_referee(data: bytes) -> tuple[str, dict[str, Any]]:
     """Decode and check a frame the referee sent; return (type, message)."""
     message = decode(data, walk=False)
+    return check_message(message, REFEREE_TYPES), message
+
+
+def decode_line_from_referee(line: bytes) -> tuple[str, dict[str, Any]]:
+    """Decode and check a JSON line the referee wrote to a stdio bot; return (type, message)."""
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError(f"not a JSON object: {type(exc).__name__}: {exc}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError(f"line holds a {type(message).__name__}, not a JSON object")
     return check_message(message, REFEREE_TYPES), message

@@ -1,4 +1,9 @@
-"""Serve a Python Bot over protocol v1: `python -m protocol.run path/bot.py | module:Class`."""
+"""Serve a Python Bot over protocol v1: `python -m protocol.run path/bot.py | module:Class`.
+
+Over ZeroMQ (ARENA_ENDPOINT and ARENA_TOKEN set), or with `--stdio` over the bot's own pipes
+as JSON lines (SPEC.md section 10), which is how the arena starts Python bots: a pipe is
+one hop each way where ZeroMQ takes three threads, so a ply costs far less.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +23,13 @@ import zmq
 import zmq.backend
 
 from protocol.bot import Bot, KeyValueError, build_bot, parse_key_values
-from protocol.codec import ProtocolError, decode_from_referee, encode
+from protocol.codec import (
+    ProtocolError,
+    decode_from_referee,
+    decode_line_from_referee,
+    encode,
+    encode_json_line,
+)
 from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
 
@@ -102,6 +113,59 @@ def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
         sock.close()
 
 
+def protocol_pipes() -> tuple[int, int]:
+    """Take stdin and stdout for the protocol; the bot's own prints go to stderr, its reads see nothing.
+
+    Called before the bot's code is loaded, so nothing it prints, even on import, can reach the
+    referee as a message. The protocol's descriptors are not inherited by the bot's children.
+    """
+    sys.stdout.flush()
+    reader, writer = os.dup(0), os.dup(1)
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    return reader, writer
+
+
+def serve_stdio(bot: Bot, reader: int, writer: int, name: str = "") -> int:
+    """Serve matches as JSON lines on the protocol pipes until `bye` or end of input; return the exit status."""
+    hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "token": "",
+             "name": name or bot.name or type(bot).__name__}
+    write = os.write
+
+    def send(message: dict[str, Any]) -> None:
+        data = encode_json_line(message)
+        while data:  # a pipe may take a long line in parts
+            data = data[write(writer, data):]
+
+    send(hello)
+    try:
+        with os.fdopen(reader, "rb", buffering=65536) as lines:
+            for line in lines:
+                kind, msg = decode_line_from_referee(line)
+                if kind == "turn":
+                    move = bot.turn(msg["events"], msg["time_left_ms"])
+                    send({"type": "move", "seq": msg["seq"], "move": move})
+                elif kind == "init":
+                    bot.reseed(msg["match"], msg["seat"])
+                    bot.init_game(msg["game"], msg["seat"], msg["players"], msg["setup"],
+                                  msg["time_left_ms"], msg["match"])
+                    send({"type": "ready", "seq": msg["seq"]})
+                elif kind == "end":
+                    bot.end_game(msg["scores"], msg["ranks"], msg["reason"], msg.get("offender"))
+                elif kind == "bye":
+                    return 0
+    except ProtocolError as exc:
+        print(f"protocol error from referee: {exc}", file=sys.stderr)
+        return 3
+    except BrokenPipeError:
+        return 0  # the referee is gone
+    finally:
+        os.close(writer)
+    return 0  # end of input: the referee closed the pipe
+
+
 def parse_options(pairs: list[str]) -> dict[str, Any]:
     """Turn ["k=v", ...] into a map; values are JSON when they parse, else strings."""
     try:
@@ -118,9 +182,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="bot option (JSON value or string); repeatable")
     parser.add_argument("--options-json", default="", help="bot options as one JSON map")
     parser.add_argument("--name", default="", help="name to present in hello")
+    parser.add_argument("--stdio", action="store_true",
+                        help="speak JSON lines on stdin/stdout (SPEC.md section 10) instead of ZeroMQ")
     args = parser.parse_args(argv)
+    pipes = protocol_pipes() if args.stdio else None
     endpoint, token = os.environ.get(ENV_ENDPOINT), os.environ.get(ENV_TOKEN)
-    if not endpoint or not token:
+    if pipes is None and (not endpoint or not token):
         print(f"{ENV_ENDPOINT} and {ENV_TOKEN} must be set (the referee sets them)", file=sys.stderr)
         return 2
     try:
@@ -131,7 +198,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cannot start bot: {exc}", file=sys.stderr)
         return 2
     try:
-        return serve(bot, endpoint, token, args.name)
+        if pipes is not None:
+            return serve_stdio(bot, *pipes, name=args.name)
+        return serve(bot, str(endpoint), str(token), args.name)
     except Exception:  # a bug in the bot: report it, exit non-zero (the referee sees a crash)
         traceback.print_exc()
         return 1

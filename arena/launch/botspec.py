@@ -28,10 +28,20 @@ class BotKind(StrEnum):
     """How a bot is started."""
 
     REGISTERED = "registered"  # a name from the `arena.bots` entry points
-    PYTHON = "python"  # path/bot.py[:Class] or module:Class, served by protocol.run
+    PYTHON = "python"  # path/bot.py[:Class] or module:Class, served by protocol.run on its pipes
     EXEC = "exec"  # any program speaking the protocol through ARENA_ENDPOINT/ARENA_TOKEN
     STDIO = "stdio"  # any program speaking the protocol as JSON lines on stdin/stdout
     PASCAL = "pascal"  # a Turbo Pascal arrows module, compiled with a generated stdio host
+
+    @property
+    def zeromq(self) -> bool:
+        """True for a bot that connects over ZeroMQ; every other kind speaks on its own pipes."""
+        return self is BotKind.EXEC
+
+    @property
+    def greets(self) -> bool:
+        """True for a pipe bot whose first line is a hello (the Python SDK's, once the bot's code is loaded)."""
+        return self in (BotKind.PYTHON, BotKind.REGISTERED)
 
 
 @dataclass(frozen=True)
@@ -53,7 +63,7 @@ class BotSpec:
 
 
 def _python_argv(target: str, options: dict[str, Any]) -> tuple[str, ...]:
-    argv = [sys.executable, "-m", "protocol.run", target]
+    argv = [sys.executable, "-m", "protocol.run", "--stdio", target]
     if options:
         argv += ["--options-json", json.dumps(options, sort_keys=True)]
     return tuple(argv)

@@ -64,9 +64,9 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
         except LaunchError as exc:
             return Player(spec.name, StdioPeer(BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)),
                           None, spec_text=spec.text, launch_error=str(exc))
-    if spec.kind in (BotKind.STDIO, BotKind.PASCAL):
+    if not spec.kind.zeromq:
         process = BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox, supervisor=supervisor)
-        link: Transport = StdioPeer(process)
+        link: Transport = StdioPeer(process, greets=spec.kind.greets)
     else:
         peer = hub.expect()
         process = BotProcess(spec, peer.endpoint, peer.token, limits, sandbox=sandbox, supervisor=supervisor)

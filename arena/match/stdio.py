@@ -2,7 +2,9 @@
 
 A StdioPeer stands where a ZeroMQ Peer stands, so the referee gives stdio bots the very
 same clocks, limits and failure handling. The pipes are private to the bot, so there is no
-hello and no token: the seat is connected from the start.
+token: a plain stdio bot's seat is connected from the start. A bot served by the Python SDK
+(`protocol.run --stdio`) greets: its first line is a `hello`, sent once its code is loaded,
+so its start-up is bounded by the uncharged start-up deadline, as a ZeroMQ bot's is.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from arena.launch.process import BotProcess
 from arena.match.trace import QUOTE_LIMIT, TraceTap, quote_bytes
 from arena.match.transport import Inbox, InboxTransport, SeatState
 from protocol.codec import ProtocolError, check_message, decode_json_line, encode_json_line
-from protocol.messages import BOT_TYPES, MAX_MESSAGE_BYTES
+from protocol.messages import BOT_TYPES, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +30,9 @@ class StdioPeer(InboxTransport):
     endpoint = "stdio"
     token = ""
 
-    def __init__(self, process: BotProcess) -> None:
+    def __init__(self, process: BotProcess, greets: bool = False) -> None:
         self.process = process
+        self._waiting = greets  # a greeting bot's seat waits for its hello line
         self.name = process.spec.name
         self._inbox = Inbox()
         self.tap: TraceTap | None = None  # the --trace of the match this peer now plays
@@ -40,12 +43,12 @@ class StdioPeer(InboxTransport):
 
     @property
     def state(self) -> SeatState:
-        """CONNECTED from the start (the pipes are the bot's alone) until a violation or a closed stdout."""
+        """CONNECTED from the start, or a greeting bot's hello, until a violation or a closed stdout."""
         if self._disconnected or self.process.stdout_fd < 0:
             return SeatState.DISCONNECTED
         if self._inbox.violation:
             return SeatState.VIOLATED
-        return SeatState.CONNECTED
+        return SeatState.WAITING if self._waiting else SeatState.CONNECTED
 
     def watch(self) -> list[tuple[Any, str]]:
         """What the referee's poller watches for this peer."""
@@ -119,7 +122,19 @@ class StdioPeer(InboxTransport):
                 return
             if self.tap is not None:
                 self.tap.received(message)
+            if self._waiting:
+                self._greeted(message)
+                continue
             inbox.messages.append(message)
+
+    def _greeted(self, message: dict[str, Any]) -> None:
+        """Take a greeting bot's first message: a hello of this protocol, or a violation."""
+        if message["type"] != "hello":
+            self._inbox.violation = f"stdio: the first line must be a hello, not a {message['type']!r}"
+        elif message["protocol"] != PROTOCOL_VERSION:
+            self._inbox.violation = f"stdio: hello for protocol {message['protocol']}; this referee speaks {PROTOCOL_VERSION}"
+        else:
+            self._waiting = False
 
     def close(self) -> None:
         """Nothing to close: the process owns the pipes."""

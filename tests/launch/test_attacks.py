@@ -68,10 +68,13 @@ def attacker(attack: str, arg: str = "") -> str:
     return f"stdio:{SYSTEM_PYTHON} {ATTACKER} {attack} {arg}".strip()
 
 
-def victim(mode: Sandbox) -> str:
-    """An honest bot the mode can start: a reference bot, or a stdlib stdio bot for uid mode."""
+def victim(mode: Sandbox, zeromq: bool = False) -> str:
+    """An honest bot the mode can start: a reference bot (over ZeroMQ, with a token to steal, if asked),
+    or a stdlib stdio bot for uid mode."""
     # The arena's own Python lives under /root here, which a bot uid cannot reach without bwrap.
-    return "random" if mode != Sandbox.UID else f"stdio:{SYSTEM_PYTHON} {FIXTURES / 'stdiobot.py'}"
+    if mode == Sandbox.UID:
+        return f"stdio:{SYSTEM_PYTHON} {FIXTURES / 'stdiobot.py'}"
+    return f"exec:{sys.executable} -m protocol.run bots.blocking.simple:RandomBot" if zeromq else "random"
 
 
 def attack(tmp_path: Path, mode: Sandbox, name: str, arg: str = "", other: str = "",
@@ -112,11 +115,12 @@ def bot_uid_processes(marker: bytes = b"") -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("name", ["steal_token", "kill_others", "ptrace", "open_by_handle", "mknod",
+@pytest.mark.parametrize("name", ["steal_token", "inject_pipe", "kill_others", "ptrace", "open_by_handle", "mknod",
                                   "proc_sys"])
 def test_attack_on_others_and_the_kernel_fails(tmp_path: Path, mode: Sandbox, name: str,
                                                organiser_secret: str) -> None:
-    result, report = attack(tmp_path, mode, name)
+    # The token thief plays a ZeroMQ bot: a pipe bot (the SDK's, by default) holds no token.
+    result, report = attack(tmp_path, mode, name, other=victim(mode, zeromq=name == "steal_token"))
     assert "blocked" in report, report
     honest_bot_unharmed(result)
     assert organiser_secret not in tmp_path.joinpath(f"{name}.msgpack").read_bytes().decode("latin-1")
@@ -134,8 +138,12 @@ def test_bot_cannot_reach_the_network(tmp_path: Path, mode: Sandbox) -> None:
 
 def test_token_theft_and_killing_work_without_a_sandbox_so_the_tests_can_see_them(
         tmp_path: Path, organiser_secret: str) -> None:
-    _, report = attack(tmp_path, Sandbox.NONE, "steal_token")
+    _, report = attack(tmp_path, Sandbox.NONE, "steal_token", other=victim(Sandbox.NONE, zeromq=True))
     assert "SUCCEEDED" in report, report
+    # The same uid can reopen another bot's pipes: what the sandbox modes must stop.
+    result, report = attack(tmp_path, Sandbox.NONE, "inject_pipe")
+    assert "SUCCEEDED" in report, report
+    assert result.offender == 1 and result.reason in ("protocol", "crash"), (result.reason, result.detail)
 
 
 def test_bot_cannot_write_the_results_or_plant_code(tmp_path: Path, mode: Sandbox, public_dir: Path) -> None:

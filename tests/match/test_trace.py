@@ -13,6 +13,7 @@ from tests.helpers import FIXTURES, ROOT, require
 from tests.tournament.helpers import cli, read_matches, write_config
 
 STDIO_BOT = f"stdio:{sys.executable} {FIXTURES / 'stdiobot.py'}"
+ZMQ_RANDOM = f"exec:{sys.executable} -m protocol.run bots.blocking.simple:RandomBot"
 
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -25,22 +26,25 @@ def trace_lines(path: Path) -> list[dict[str, Any]]:
 
 
 def test_trace_holds_every_message_of_a_match_both_ways(tmp_path: Path) -> None:
-    trace = tmp_path / "trace.jsonl"
-    done = arena("match", "blocking", "random", STDIO_BOT, "--seed", "3", "--set", "rows=5", "--set", "cols=5",
-                 "--trace", str(trace), "--json", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
-    lines = trace_lines(trace)
-    kinds = Counter((line["seat"], line["dir"], line["message"]["type"]) for line in lines)
-    assert {line["via"] for line in lines if line["seat"] == 0} == {"zmq"}
-    assert {line["via"] for line in lines if line["seat"] == 1} == {"stdio"}
-    assert kinds[(0, "from", "hello")] == 1 and kinds[(0, "to", "welcome")] == 1
-    for seat in (0, 1):
-        assert kinds[(seat, "to", "init")] == kinds[(seat, "from", "ready")] == 1
-        assert kinds[(seat, "to", "turn")] == kinds[(seat, "from", "move")]
-        assert kinds[(seat, "to", "end")] == 1 and kinds[(seat, "to", "bye")] == 1
-    assert kinds[(0, "from", "move")] + kinds[(1, "from", "move")] == result["plies"]
-    assert all(line["match"] == "blocking-3" and line["t"] > 0 for line in lines)
+    # A ZeroMQ bot, a plain stdio bot and a Python bot (the SDK on its pipes, which greets).
+    for other, via in ((ZMQ_RANDOM, "zmq"), ("random", "stdio")):
+        trace = tmp_path / f"trace-{via}.jsonl"
+        done = arena("match", "blocking", other, STDIO_BOT, "--seed", "3", "--set", "rows=5", "--set", "cols=5",
+                     "--trace", str(trace), "--json", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        lines = trace_lines(trace)
+        kinds = Counter((line["seat"], line["dir"], line["message"]["type"]) for line in lines)
+        assert {line["via"] for line in lines if line["seat"] == 0} == {via}
+        assert {line["via"] for line in lines if line["seat"] == 1} == {"stdio"}
+        assert kinds[(0, "from", "hello")] == 1 and kinds[(0, "to", "welcome")] == (via == "zmq")
+        assert kinds[(1, "from", "hello")] == 0
+        for seat in (0, 1):
+            assert kinds[(seat, "to", "init")] == kinds[(seat, "from", "ready")] == 1
+            assert kinds[(seat, "to", "turn")] == kinds[(seat, "from", "move")]
+            assert kinds[(seat, "to", "end")] == 1 and kinds[(seat, "to", "bye")] == 1
+        assert kinds[(0, "from", "move")] + kinds[(1, "from", "move")] == result["plies"]
+        assert all(line["match"] == "blocking-3" and line["t"] > 0 for line in lines)
 
 
 def test_a_stray_line_is_quoted_in_the_failure_the_log_and_the_trace(tmp_path: Path) -> None:
