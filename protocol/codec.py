@@ -141,12 +141,16 @@ def _refuse_constant(name: str) -> Any:
     raise ProtocolError(f"JSON constant {name} is not allowed")
 
 
+# One decoder for every line: json.loads with options builds a new one per call.
+_decode_json = json.JSONDecoder(parse_constant=_refuse_constant).decode
+
+
 def decode_json_line(line: bytes) -> dict[str, Any]:
     """Decode one untrusted JSON line (stdio bots) under the same limits as a msgpack frame."""
     if len(line) > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"line of {len(line)} bytes exceeds {MAX_MESSAGE_BYTES}", len(line))
     try:
-        value = json.loads(line, parse_constant=_refuse_constant)
+        value = _decode_json(line.decode("utf-8-sig"))  # a BOM, as some runtimes write first, is skipped
     except ProtocolError:
         raise
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
@@ -175,7 +179,7 @@ def decode_from_referee(data: bytes) -> tuple[str, dict[str, Any]]:
 def decode_line_from_referee(line: bytes) -> tuple[str, dict[str, Any]]:
     """Decode and check a JSON line the referee wrote to a stdio bot; return (type, message)."""
     try:
-        message = json.loads(line)
+        message = _decode_json(line.decode())
     except (ValueError, RecursionError) as exc:
         raise ProtocolError(f"not a JSON object: {type(exc).__name__}: {exc}") from None
     if not isinstance(message, dict):

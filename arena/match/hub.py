@@ -42,6 +42,8 @@ class Peer(InboxTransport):
     how libzmq answers a frame over the size limit, is known to be that seat's.
     """
 
+    pump_before_wait = True  # ZMQ_FD signals new commands only: a frame may wait unseen after a send
+
     def __init__(self, context: zmq.Context, endpoint: str, token: str) -> None:
         self.token = token
         self._routing_id: bytes | None = None  # the admitted connection, once its hello presented the token

@@ -394,7 +394,9 @@ class Referee:
         replies: dict[int, tuple[dict[str, Any], float]] = {}
         poller = self._seat_pollers[next(iter(waiting))] if len(waiting) == 1 else self.poller
         for seat in waiting:  # the request just sent may have taken in a frame's notice
-            self.players[seat].peer.pump_frames()
+            peer = self.players[seat].peer
+            if peer.pump_before_wait:
+                peer.pump_frames()
         while True:
             now = time.monotonic()
             failure = self._examine(waiting, replies, now)

@@ -29,6 +29,7 @@ class StdioPeer(InboxTransport):
 
     endpoint = "stdio"
     token = ""
+    pump_before_wait = False  # a pipe's readiness is level-triggered: poll alone sees what is waiting
 
     def __init__(self, process: BotProcess, greets: bool = False) -> None:
         self.process = process
@@ -86,6 +87,8 @@ class StdioPeer(InboxTransport):
                 self._disconnected = True
                 return
             self._take(chunk)
+            if len(chunk) < _READ_CHUNK:
+                return  # a short read emptied the pipe: more is for the next wake (poll is level-triggered)
 
     def pump_monitor(self) -> None:
         """Nothing to do: a closed stdout is seen by pump_frames."""

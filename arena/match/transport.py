@@ -35,6 +35,7 @@ class Transport(Protocol):
     tap: TraceTap | None  # the --trace of the match the seat now plays
     received: int  # messages taken from the admitted bot
     ignored: int  # frames from connections that hold no seat
+    pump_before_wait: bool  # whether a wait must pump before its first poll (edge-triggered fds)
 
     @property
     def state(self) -> SeatState:
