@@ -4,7 +4,7 @@ Runs the same tournament through the local executor twice: with persistent bots 
 pool keeps each bot process alive between matches) and with a fresh process per match,
 and prints matches/s for each, their ratio, and the per-stage cost of one match.
 
-    python bench/tournament.py [--games N] [--fresh-games N] [--workers N] [--no-logs]
+    python bench/tournament.py [--games N] [--fresh-games N] [--workers N] [--no-logs] [--pin-cpus]
 
 The results directories go under the current directory (ARENA_BENCH_DIR names another).
 
@@ -43,10 +43,11 @@ BOTS = 4
 RESULTS_BASE = os.environ.get("ARENA_BENCH_DIR", ".")
 
 
-def config(games: int, persistent: bool, logs: bool, sandbox: str = "auto") -> TournamentConfig:
+def config(games: int, persistent: bool, logs: bool, sandbox: str = "auto", pin_cpus: bool = False) -> TournamentConfig:
     """Four `random` bots on one fixed empty 6x6 board, `games` matches per pairing."""
     return config_from_data({
         "sandbox": sandbox,
+        "pin_cpus": pin_cpus,
         "name": "bench",
         "game": "blocking",
         "bots": [{"spec": "random", "name": f"random{i}", "options": {"seed": i}} for i in range(BOTS)],
@@ -113,14 +114,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=default_concurrency(), help="referee processes")
     parser.add_argument("--no-logs", action="store_true", help="write no match logs")
     parser.add_argument("--profile", action="store_true", help="also profile one worker in-process")
+    parser.add_argument("--pin-cpus", action="store_true",
+                        help="split the cores between the workers, as the config's pin_cpus = true")
     parser.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "uid", "none"],
                         help="the bots' sandbox (default auto, as a tournament's)")
     args = parser.parse_args(argv)
     logs = not args.no_logs
     print(f"cores {len(os.sched_getaffinity(0))}, workers {args.workers}, match logs {'on' if logs else 'off'}, "
           f"python {sys.version.split()[0]}")
-    print(f"sandbox {args.sandbox}")
-    matches, seconds = run(config(args.games, persistent=True, logs=logs, sandbox=args.sandbox), args.workers)
+    print(f"sandbox {args.sandbox}, cores {'split between the workers' if args.pin_cpus else 'shared'}")
+    matches, seconds = run(config(args.games, persistent=True, logs=logs, sandbox=args.sandbox,
+                                  pin_cpus=args.pin_cpus), args.workers)
     persistent = matches / seconds
     print(f"persistent bots: {matches} matches in {seconds:.2f} s = {persistent:.1f} matches/s "
           "(including worker and bot start-up)")
