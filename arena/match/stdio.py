@@ -10,7 +10,10 @@ so its start-up is bounded by the uncharged start-up deadline, as a ZeroMQ bot's
 from __future__ import annotations
 
 import logging
+import math
 import os
+import select
+import time
 from typing import Any
 
 from arena.launch.process import BotProcess
@@ -22,6 +25,14 @@ from protocol.messages import BOT_TYPES, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 log = logging.getLogger(__name__)
 
 _READ_CHUNK = 65536
+SEND_GRACE_S = 2.0  # how long a bot may take to read a line longer than its pipe holds
+
+
+def _writable(fd: int, timeout_s: float) -> bool:
+    """Wait up to timeout_s for room in a pipe; True when there is some (or the reader is gone)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return bool(poller.poll(max(1, math.ceil(timeout_s * 1000))))
 
 
 class StdioPeer(InboxTransport):
@@ -56,22 +67,33 @@ class StdioPeer(InboxTransport):
         return [(self.process.stdout_fd, "frames")] if self.process.stdout_fd >= 0 else []
 
     def send(self, message: dict[str, Any]) -> bool:
-        """Write one JSON line without blocking; False when the bot is gone or not reading."""
+        """Write one JSON line; False when the bot is gone or does not read it within SEND_GRACE_S.
+
+        A line longer than the pipe holds waits, briefly and bounded, for the bot to read the rest.
+        """
         fd = self.process.stdin_fd
         if fd < 0:
             return False
-        data = encode_json_line(message)
+        data = memoryview(encode_json_line(message))
         if self.tap is not None:
             self.tap.sent(message)
-        try:
-            written = os.write(fd, data)
-        except (BlockingIOError, BrokenPipeError, OSError) as exc:
-            log.debug("send to stdio bot %s failed: %s", self.name, exc)
-            return False
-        if written < len(data):  # the bot left its stdin unread: this message is lost to it
-            log.debug("stdio bot %s: partial write of %d/%d bytes", self.name, written, len(data))
-            return False
-        return True
+        deadline = 0.0
+        while True:
+            try:
+                data = data[os.write(fd, data):]
+            except BlockingIOError:
+                pass
+            except OSError as exc:  # BrokenPipeError among them: the bot is gone
+                log.debug("send to stdio bot %s failed: %s", self.name, exc)
+                return False
+            if not data:
+                return True
+            now = time.monotonic()
+            deadline = deadline or now + SEND_GRACE_S
+            if now >= deadline or not _writable(fd, deadline - now):
+                # The bot left its stdin unread: this message is lost to it (its wait will time out).
+                log.debug("stdio bot %s: %d bytes of a line left unwritten", self.name, len(data))
+                return False
 
     def pump_frames(self) -> None:
         """Read what the bot wrote and turn complete lines into messages."""

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from arena.launch.botspec import parse_bot_spec
+from arena.launch.process import BotProcess
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
+from arena.match import stdio
 from tests.helpers import FIXTURES, run
 
 BOT = f"stdio:{sys.executable} {FIXTURES / 'stdiobot.py'}"
@@ -36,3 +40,38 @@ def test_stdio_bot_that_cannot_start_crashes_cleanly() -> None:
     result, _ = run("blocking", ["stdio:/no/such/program", "random"], {"rows": 3, "cols": 3})
     assert (result.reason, result.offender) == ("crash", 0)
     assert "/no/such/program" in result.detail
+
+
+READER = """
+import sys, time
+time.sleep(0.3)  # busy when the long line arrives
+line = sys.stdin.buffer.readline()
+print("read", len(line), file=sys.stderr, flush=True)
+time.sleep(30)
+"""
+
+
+def test_a_line_longer_than_the_pipe_waits_for_the_bot_to_read_it_within_a_grace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stdio, "SEND_GRACE_S", 3.0)
+    long_line = {"type": "end", "seq": 1, "match": "m", "scores": [], "ranks": [], "reason": "x" * 1_500_000}  # more than the pipe holds, enlarged
+    script = tmp_path / "reader.py"
+    for reads, grace in ((True, 3.0), (False, 0.3)):
+        script.write_text(READER if reads else "import time\ntime.sleep(30)\n")
+        monkeypatch.setattr(stdio, "SEND_GRACE_S", grace)
+        process = BotProcess(parse_bot_spec(f"stdio:{sys.executable} {script}", "blocking"), "", "", stdio=True)
+        process.start()
+        try:
+            started = time.monotonic()
+            sent = stdio.StdioPeer(process).send(long_line)
+            waited = time.monotonic() - started
+            assert sent is reads and waited < grace + 1.0, (reads, sent, waited)
+            if reads:  # the whole line arrived, in one piece
+                deadline = time.monotonic() + 10
+                while "read" not in process.output_text() and time.monotonic() < deadline:
+                    process.drain_output()
+                assert f"read {len(stdio.encode_json_line(long_line))}" in process.output_text()
+            else:
+                assert waited >= grace
+        finally:
+            process.kill()
