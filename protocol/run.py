@@ -79,6 +79,19 @@ def load_bot_class(spec: str) -> type[Bot]:
     return found[0]
 
 
+def answer(bot: Bot, kind: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+    """The bot's reply to one referee message (`turn` first: it is the hot path); None when there is none."""
+    if kind == "turn":
+        return {"type": "move", "seq": msg["seq"], "move": bot.turn(msg["events"], msg["time_left_ms"])}
+    if kind == "init":
+        bot.reseed(msg["match"], msg["seat"])
+        bot.init_game(msg["game"], msg["seat"], msg["players"], msg["setup"], msg["time_left_ms"], msg["match"])
+        return {"type": "ready", "seq": msg["seq"]}
+    if kind == "end":
+        bot.end_game(msg["scores"], msg["ranks"], msg["reason"], msg.get("offender"))
+    return None  # welcome
+
+
 def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
     """Connect to the referee and serve matches until `bye`; return the exit status."""
     context = zmq.Context.instance()
@@ -94,18 +107,11 @@ def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
     try:
         while True:
             kind, msg = decode_from_referee(recv())
-            if kind == "turn":
-                move = bot.turn(msg["events"], msg["time_left_ms"])
-                send(encode({"type": "move", "seq": msg["seq"], "move": move}))
-            elif kind == "init":
-                bot.reseed(msg["match"], msg["seat"])
-                bot.init_game(msg["game"], msg["seat"], msg["players"], msg["setup"],
-                              msg["time_left_ms"], msg["match"])
-                send(encode({"type": "ready", "seq": msg["seq"]}))
-            elif kind == "end":
-                bot.end_game(msg["scores"], msg["ranks"], msg["reason"], msg.get("offender"))
-            elif kind == "bye":
+            if kind == "bye":
                 return 0
+            reply = answer(bot, kind, msg)
+            if reply is not None:
+                send(encode(reply))
     except ProtocolError as exc:
         print(f"protocol error from referee: {exc}", file=sys.stderr)
         return 3
@@ -144,18 +150,11 @@ def serve_stdio(bot: Bot, reader: int, writer: int, name: str = "") -> int:
         with os.fdopen(reader, "rb", buffering=65536) as lines:
             for line in lines:
                 kind, msg = decode_line_from_referee(line)
-                if kind == "turn":
-                    move = bot.turn(msg["events"], msg["time_left_ms"])
-                    send({"type": "move", "seq": msg["seq"], "move": move})
-                elif kind == "init":
-                    bot.reseed(msg["match"], msg["seat"])
-                    bot.init_game(msg["game"], msg["seat"], msg["players"], msg["setup"],
-                                  msg["time_left_ms"], msg["match"])
-                    send({"type": "ready", "seq": msg["seq"]})
-                elif kind == "end":
-                    bot.end_game(msg["scores"], msg["ranks"], msg["reason"], msg.get("offender"))
-                elif kind == "bye":
+                if kind == "bye":
                     return 0
+                reply = answer(bot, kind, msg)
+                if reply is not None:
+                    send(reply)
     except ProtocolError as exc:
         print(f"protocol error from referee: {exc}", file=sys.stderr)
         return 3

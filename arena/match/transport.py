@@ -1,7 +1,8 @@
 """What the referee needs from a seat's transport (the ZeroMQ peer, the stdio peer): a written contract.
 
 A seat is in one of four states. It starts WAITING (a ZeroMQ seat until its bot presents
-the token; a stdio seat is CONNECTED from the start, its pipes being private). The first
+the token, a Python bot's stdio seat until its hello line; a plain stdio seat is CONNECTED
+from the start, its pipes being private). The first
 message that breaks the protocol makes it VIOLATED (the link is still up: the bot still gets
 `end` and `bye`), and `violation` says what the bytes were; a dropped connection or a closed
 stdout makes it DISCONNECTED, whatever came before. Messages arrive in order through
@@ -20,7 +21,7 @@ from arena.match.trace import TraceTap
 class SeatState(StrEnum):
     """Where a seat's connection stands."""
 
-    WAITING = "waiting"  # no bot has presented the seat's token yet
+    WAITING = "waiting"  # no bot has presented the seat's token (or a greeting bot its hello) yet
     CONNECTED = "connected"
     DISCONNECTED = "disconnected"  # the connection dropped or the bot closed its output
     VIOLATED = "violated"  # the bot sent something that is not a protocol message
