@@ -5,7 +5,7 @@ instant UCI engine (its own test engine `random_mover`, which answers every `go`
 with a random legal move); the cost per ply is its wall time over the plies of the PGN it
 writes. Then `bench/overhead.py`'s measurement runs: the arena's referee between two instant
 Python bots (as the arena starts them, on their pipes; and over ZeroMQ) and between two
-instant C bots (over ZeroMQ). One JSON line:
+instant C bots (the C example over ZeroMQ; bench/instant_stdio.c on pipes). One JSON line:
 
     python bench/compare_fastchess.py --fastchess PATH/fastchess --engine PATH/random_mover
 
@@ -78,6 +78,10 @@ def main() -> None:
         native = overhead.native_spec(build)
         if native is not None:
             figures["arena_native_us_per_ply"] = round(overhead.referee_us_per_ply(args.matches, 50, native)[0], 1)
+        native_pipe = overhead.native_stdio_spec(build)
+        if native_pipe is not None:
+            figures["arena_native_pipe_us_per_ply"] = round(
+                overhead.referee_us_per_ply(args.matches, 50, native_pipe)[0], 1)
     print(json.dumps(figures))
 
 

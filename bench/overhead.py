@@ -11,7 +11,10 @@ Prints one JSON line:
   do (poll, receive, unpack, apply, pack, send: no clocks, checks or log);
 - where a C compiler, libzmq and msgpack-c are installed, "native_us_per_ply" and
   "native_ratio" with the C example bot's instant mode (`cbot --sequential`, over ZeroMQ) in
-  both seats, so the figure compares with a native engine's.
+  both seats, so the figure compares with a native engine's;
+- where a C compiler is installed, "native_pipe_us_per_ply" and "native_pipe_ratio" (over
+  raw_pipe_us) with `bench/instant_stdio.c`, the same instant game in C on the stdio protocol:
+  the referee's own cost per ply, with bots that cost next to nothing.
 """
 
 from __future__ import annotations
@@ -126,6 +129,14 @@ def native_spec(directory: str) -> str | None:
 
 INSTANT = Path(__file__).resolve().parent / "instant_bot.py"
 OVER_ZEROMQ = f"exec:{sys.executable} -m protocol.run {INSTANT}"  # the same bot, served over ZeroMQ
+
+
+def native_stdio_spec(directory: str) -> str | None:
+    """bench/instant_stdio.c built into directory, as a stdio bot; None when it cannot be built."""
+    source = Path(__file__).resolve().parent / "instant_stdio.c"
+    binary = f"{directory}/instant_stdio"
+    done = subprocess.run(["cc", "-O2", "-o", binary, str(source)], capture_output=True, text=True, check=False)
+    return f"stdio:{binary}" if done.returncode == 0 else None
 
 
 def referee_us_per_ply(matches: int, size: int, bot: str | None = None) -> tuple[float, int]:
@@ -244,6 +255,11 @@ def main() -> None:
         if native is not None:
             native_per_ply, _ = referee_us_per_ply(args.matches, args.size, native)
             figures |= {"native_us_per_ply": round(native_per_ply, 1), "native_ratio": round(native_per_ply / raw, 2)}
+        native_pipe = native_stdio_spec(build)
+        if native_pipe is not None:
+            pipe_per_ply, _ = referee_us_per_ply(args.matches, args.size, native_pipe)
+            figures |= {"native_pipe_us_per_ply": round(pipe_per_ply, 1),
+                        "native_pipe_ratio": round(pipe_per_ply / raw_pipe, 2)}
     print(json.dumps(figures))
 
 
