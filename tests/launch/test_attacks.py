@@ -69,8 +69,7 @@ def attacker(attack: str, arg: str = "") -> str:
 
 
 def victim(mode: Sandbox, zeromq: bool = False) -> str:
-    """An honest bot the mode can start: a reference bot (over ZeroMQ, with a token to steal, if asked),
-    or a stdlib stdio bot for uid mode."""
+    """An honest bot the mode can start: a reference bot (over ZeroMQ if asked: a token to steal), or a stdio one."""
     # The arena's own Python lives under /root here, which a bot uid cannot reach without bwrap.
     if mode == Sandbox.UID:
         return f"stdio:{SYSTEM_PYTHON} {FIXTURES / 'stdiobot.py'}"
