@@ -55,7 +55,7 @@ def play_match(game: str, bots: Sequence[str], *, setup: Mapping[str, Any] | Pat
     """Play one match; the result as `arena match --json` prints it (seed and log path included).
 
     options are `arena match`'s long options with underscores: seed, budget_ms, increment_ms,
-    margin_ms, clock_mode, sandbox, memory_mb, log, force, trace.
+    margin_ms, clock_mode, ponder, sandbox, memory_mb, log, force, trace.
     """
     from arena.cli.main import play_one
 

@@ -35,14 +35,15 @@ def badbot(mode: str, pidfile: Path | None = None, extra: str = "") -> str:
 
 
 def run(game: str, bots: list[str], setup: dict | None = None, seed: int = 1,
-        clock: ClockSettings | None = None, log: Path | None = None, limits: Limits | None = None,
-        sandbox: Sandbox = Sandbox.NONE) -> tuple[MatchResult, float]:
+        clock: ClockSettings | list[ClockSettings] | None = None, log: Path | None = None,
+        limits: Limits | None = None, sandbox: Sandbox = Sandbox.NONE,
+        ponder: bool = False) -> tuple[MatchResult, float]:
     """Play one match through the real referee; return the result and its wall time."""
     rules = get_game(game)
     specs = [parse_bot_spec(b, game) for b in bots]
     full = complete_setup(rules, setup or {}, len(specs), seed)
     plan = MatchPlan(rules, specs, full, seed, clock or ClockSettings(), f"test-{seed}", log,
-                     limits or Limits(), sandbox)
+                     limits or Limits(), sandbox, ponder=ponder)
     started = time.monotonic()
     result = play_match(plan)
     return result, time.monotonic() - started

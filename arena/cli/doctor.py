@@ -53,11 +53,17 @@ def _cgroup_lines() -> list[str]:
     else:
         delegated = [c for c in ("pids", "memory") if (base / f"{c}.max").exists() or
                      c in (base / "cgroup.subtree_control").read_text().split()]
-        lines.append(f"cgroup v2: writable at {base.parent} (kill, CPU accounting"
+        lines.append(f"cgroup v2: writable at {base.parent} (kill, freeze, CPU accounting"
                      f"{'; ' + ', '.join(delegated) + ' limits' if delegated else ''})")
     for controller in cgroups.V1_CONTROLLERS:
         v1 = cgroups.v1_base(controller)
         lines.append(f"cgroup v1 {controller}: {'writable at ' + str(v1.parent) if v1 else 'not available'}")
+    freezer = cgroups.freezer()
+    lines.append(f"strict alternation: a bot not on move is frozen ({freezer})" if freezer else
+                 "strict alternation: unavailable (no writable cgroup freezer): bots not on move keep running")
+    share = cgroups.cpu_share()
+    lines.append(f"CPU share: one per bot, however many processes it starts ({share})" if share else
+                 "CPU share: unavailable (no writable cpu controller): each process of a bot competes on its own")
     return lines
 
 

@@ -118,7 +118,7 @@ def play_one(args: argparse.Namespace) -> MatchResult:
         user_key,  # the log is signed with the user's key (protocol/LOGS.md)
     )
     plan = MatchPlan(game, bots, setup, seed, clock, f"{game.name}-{seed}", log_path, limits, sandbox,
-                     trace_path=args.trace, log_key=user_key(create=True))
+                     trace_path=args.trace, log_key=user_key(create=True), ponder=args.ponder)
     announce(sandbox)
     try:
         return play_match(plan, on_ply=show)
@@ -200,6 +200,8 @@ def build_parser() -> Parser:
     m.add_argument("--margin-ms", type=non_negative_int, default=200, help="grace past a deadline")
     m.add_argument("--clock-mode", choices=["wall", "cpu"], default="wall",
                    help="charge elapsed time (wall) or the bot's CPU time with a wall cap (cpu)")
+    m.add_argument("--ponder", action="store_true",
+                   help="let bots think on the opponent's time (default: a bot not on move is frozen)")
     m.add_argument("--sandbox", choices=["auto", "bwrap", "uid", "none"], default="auto",
                    help="auto (default): bwrap where it works, else each bot its own uid; none: trusted bots "
                         "only (arena doctor tells what this machine supports)")

@@ -107,7 +107,7 @@ def series_config(args: argparse.Namespace) -> TournamentConfig:
         "setups": {"random": {**partial, "count": pairs}},
         "clock": {"budget_ms": args.budget_ms, "increment_ms": args.increment_ms, "margin_ms": args.margin_ms,
                   "mode": args.clock_mode},
-        "limits": {"address_space_mb": args.memory_mb}, "sandbox": args.sandbox,
+        "limits": {"address_space_mb": args.memory_mb}, "sandbox": args.sandbox, "ponder": args.ponder,
     }
     if args.sprt:
         try:

@@ -1,10 +1,15 @@
-"""A cgroup per bot: its whole process tree counted, limited and killed, however it forks.
+"""A cgroup per bot: its whole process tree counted, limited, frozen and killed, however it forks.
 
 Both kinds of hierarchy are used where they are writable: cgroup v2 (`cgroup.kill`,
-`cpu.stat`, and `pids.max`/`memory.max` where those controllers are delegated) and the v1
-`pids`, `memory` and `cpuacct` hierarchies of hybrid machines. The directories belong to
-the arena's user (root), so a bot running as its own uid can neither raise its limits nor
-move a helper process out of its cgroup to dodge CPU accounting.
+`cgroup.freeze`, `cpu.stat`, and `pids.max`/`memory.max`/`cpu.weight` where those controllers
+are delegated) and the v1 `pids`, `memory`, `cpu`, `cpuacct` and `freezer` hierarchies of
+hybrid machines. The directories belong to the arena's user (root), so a bot running as its
+own uid can neither raise its limits, nor thaw itself, nor move a helper process out of its
+cgroup to dodge CPU accounting or the freezer.
+
+A bot's cgroup is one scheduling entity of the default weight: however many processes or
+sessions it starts, together they get one bot's share of the CPU, never one share each (the
+kernel's autogroup scheduler would give every session its own).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ log = logging.getLogger(__name__)
 
 V2_MOUNTS = CGROUP_MOUNTS  # the launcher (stdlib only) owns the list
 V1_ROOT = Path("/sys/fs/cgroup")
-V1_CONTROLLERS = ("pids", "memory", "cpuacct")
+V1_CONTROLLERS = ("pids", "memory", "cpu", "cpuacct", "freezer")
 BASE_PREFIX = "arena-"
 BOT_PREFIX = "bot"
 
@@ -94,6 +99,22 @@ def v1_base(controller: str) -> Path | None:
     return _make_base(mount / _own_path(controller).lstrip("/"))
 
 
+def freezer() -> str:
+    """How bots are frozen here ("cgroup v2", "cgroup v1 freezer"), or "" where they cannot be."""
+    base = v2_base()
+    if base is not None and (base / "cgroup.freeze").exists():
+        return "cgroup v2"
+    return "cgroup v1 freezer" if v1_base("freezer") is not None else ""
+
+
+def cpu_share() -> str:
+    """How a bot's processes are made one scheduling entity here, or "" where they are not."""
+    base = v2_base()
+    if base is not None and "cpu" in (base / "cgroup.subtree_control").read_text().split():
+        return "cgroup v2 cpu"
+    return "cgroup v1 cpu" if v1_base("cpu") is not None else ""
+
+
 def _remove_tree(base: Path) -> None:
     """Remove a base cgroup and its (empty) bot cgroups."""
     for child in base.glob(f"{BOT_PREFIX}*"):
@@ -148,6 +169,14 @@ class BotCgroup:
         self.v2 = v2
         self.v1 = v1
         self.limits = limits
+        self.frozen = False
+        self._freeze_fd = -1  # cgroup.freeze (v2) or freezer.state (v1), kept open: a ply writes it twice
+        self._events_fd = -1  # v2 cgroup.events: says when a freeze has taken hold
+        if v2 is not None and (v2 / "cgroup.freeze").exists():
+            self._freeze_fd = _open(v2 / "cgroup.freeze", os.O_WRONLY)
+            self._events_fd = _open(v2 / "cgroup.events", os.O_RDONLY)
+        if self._freeze_fd < 0 and "freezer" in v1:
+            self._freeze_fd = _open(v1["freezer"] / "freezer.state", os.O_WRONLY)
 
     @classmethod
     def create(cls, limits: CgroupLimits | None = None) -> BotCgroup | None:
@@ -164,13 +193,18 @@ class BotCgroup:
             except OSError as exc:
                 log.debug("cannot create cgroup %s: %s", base / name, exc)
         v1: dict[str, Path] = {}
+        made: dict[str, Path] = {}  # co-mounted controllers (cpu,cpuacct) share one directory
         for controller in V1_CONTROLLERS:
             base = v1_base(controller)
             if base is None:
                 continue
+            real = os.path.realpath(base / name)
+            if real in made:
+                v1[controller] = made[real]
+                continue
             try:
                 (base / name).mkdir()
-                v1[controller] = base / name
+                v1[controller] = made[real] = base / name
             except OSError as exc:
                 log.debug("cannot create cgroup %s: %s", base / name, exc)
         if v2 is None and not v1:
@@ -195,15 +229,42 @@ class BotCgroup:
 
     @property
     def directories(self) -> list[Path]:
-        """Every directory of this bot's cgroups."""
-        return ([self.v2] if self.v2 is not None else []) + list(self.v1.values())
+        """Every directory of this bot's cgroups (each once)."""
+        unique = list(dict.fromkeys(self.v1.values()))
+        return ([self.v2] if self.v2 is not None else []) + unique
+
+    @property
+    def freezable(self) -> bool:
+        """True when every process of the bot can be frozen at once (cgroup v2 or the v1 freezer)."""
+        return self._freeze_fd >= 0
+
+    def freeze(self) -> None:
+        """Stop every process of the bot, sessions and helpers included, until thaw()."""
+        if self._freeze_fd >= 0 and not self.frozen:
+            self.frozen = _pwrite(self._freeze_fd, b"FROZEN" if self._events_fd < 0 else b"1")
+
+    def thaw(self) -> None:
+        """Let the bot's processes run again."""
+        if self._freeze_fd >= 0 and self.frozen:
+            self.frozen = not _pwrite(self._freeze_fd, b"THAWED" if self._events_fd < 0 else b"0")
+
+    def is_frozen(self) -> bool:
+        """True once a freeze has stopped every process of the cgroup (what the kernel reports)."""
+        try:
+            if self._events_fd >= 0:
+                return b"frozen 1" in os.pread(self._events_fd, 256, 0)
+            if "freezer" in self.v1:
+                return (self.v1["freezer"] / "freezer.state").read_text().strip() == "FROZEN"
+        except OSError:
+            pass
+        return False
 
     def procs_files(self) -> list[str]:
         """The cgroup.procs files a new bot process writes its pid into."""
         return [str(d / "cgroup.procs") for d in self.directories]
 
     def enforces(self) -> list[str]:
-        """What is enforced here: "processes", "memory", "cpu" (accounting)."""
+        """What is enforced here: "processes", "memory", "cpu" (accounting), "share" (one CPU weight), "freeze"."""
         found = []
         if "pids" in self.v1 or (self.v2 is not None and (self.v2 / "pids.max").exists()):
             found.append("processes")
@@ -211,6 +272,10 @@ class BotCgroup:
             found.append("memory")
         if "cpuacct" in self.v1 or self.v2 is not None:
             found.append("cpu")
+        if "cpu" in self.v1 or (self.v2 is not None and (self.v2 / "cpu.weight").exists()):
+            found.append("share")
+        if self.freezable:
+            found.append("freeze")
         return found
 
     def cpu_ms(self) -> float:
@@ -258,6 +323,7 @@ class BotCgroup:
 
     def kill(self) -> None:
         """SIGKILL every process in the cgroup (v2: at once; v1: until it stays empty)."""
+        self.thaw()  # a task frozen by the v1 freezer does not even die
         if self.v2 is not None and _write(self.v2 / "cgroup.kill", "1"):
             return
         deadline = time.monotonic() + 2.0
@@ -274,6 +340,11 @@ class BotCgroup:
 
     def remove(self) -> None:
         """Remove the (emptied) cgroup directories."""
+        self.thaw()
+        for fd in (self._freeze_fd, self._events_fd):
+            if fd >= 0:
+                os.close(fd)
+        self._freeze_fd = self._events_fd = -1
         deadline = time.monotonic() + 1.0
         for directory in self.directories:
             while True:
@@ -288,6 +359,24 @@ class BotCgroup:
                         break
                     self.kill()
                     time.sleep(0.005)
+
+
+def _open(path: Path, flags: int) -> int:
+    """An fd of a cgroup file, or -1 where it cannot be opened."""
+    try:
+        return os.open(path, flags | os.O_CLOEXEC)
+    except OSError as exc:
+        log.debug("cannot open %s: %s", path, exc)
+        return -1
+
+
+def _pwrite(fd: int, value: bytes) -> bool:
+    try:
+        os.pwrite(fd, value, 0)
+        return True
+    except OSError as exc:
+        log.debug("cannot write %r to a cgroup file: %s", value, exc)
+        return False
 
 
 def _file_int(path: Path) -> int:

@@ -1,11 +1,13 @@
 """A tiny supervisor that makes a bot, and everything it spawned, die with its worker.
 
-`python -I -S launcher.py PARENT_PID CPUS -- BOT ARGV...` runs the bot as its child and
-waits. When the bot ends, the launcher ends the same way (same status, same signal), so
-the referee sees exactly what the bot did. When PARENT_PID ends first (a tournament
-worker killed by SIGKILL, a lost Dask worker), the launcher kills the bot, the bot's
-cgroup or process group (whatever the bot spawned, setsid included) and removes the bot's
-scratch files, which a killed worker cannot do.
+`python -I -S launcher.py PARENT_PID CPUS [--join PROCS_FILE]... -- BOT ARGV...` runs the bot
+as its child and waits. The child joins the bot's cgroups (each `--join` names a
+`cgroup.procs` file) before it execs, so the launcher itself stays outside them: freezing the
+bot never freezes its supervisor. When the bot ends, the launcher ends the same way (same
+status, same signal), so the referee sees exactly what the bot did. When PARENT_PID ends
+first (a tournament worker killed by SIGKILL, a lost Dask worker), the launcher kills the
+bot, thaws and kills the bot's cgroups (or its process group: whatever the bot spawned,
+setsid included) and removes the bot's scratch files, which a killed worker cannot do.
 
 Why more than a parent-death signal: PR_SET_PDEATHSIG (`setpriv --pdeathsig` in the
 launch chain of arena.launch.process) fires when the parent *thread* exits and never reaches the
@@ -38,54 +40,39 @@ def _death_signal(sig: int) -> None:
     ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0)
 
 
-def _bot_cgroup(controller: str) -> str:
-    """This launcher's cgroup path in a hierarchy ("" for v2), if it is a per-bot cgroup."""
-    try:
-        with open("/proc/self/cgroup") as f:
-            for line in f:
-                _, names, path = line.rstrip("\n").split(":", 2)
-                if (controller == "" and names == "") or (controller and controller in names.split(",")):
-                    break
-            else:
-                return ""
-    except (OSError, ValueError):
-        return ""
-    # Only a per-bot cgroup of arena.launch.cgroups (.../arena-PID/botN), never a shared one.
-    if not os.path.basename(path).startswith("bot"):
-        return ""
-    if not os.path.basename(os.path.dirname(path)).startswith("arena-"):
-        return ""
-    return path
-
-
-def _kill_cgroup() -> bool:
-    """SIGKILL every process of this bot's own cgroup (this launcher included, in v2), if it has one."""
-    relative = _bot_cgroup("")
-    for mount in CGROUP_MOUNTS if relative else ():
-        try:
-            with open(f"{mount}{relative}/cgroup.kill", "w") as f:
+def _kill_cgroups(procs_files: list[str]) -> bool:
+    """Thaw, then SIGKILL every process of the bot's cgroups; False when it has none."""
+    for procs in procs_files:
+        directory = os.path.dirname(procs)
+        for name, value in (("cgroup.freeze", "0"), ("freezer.state", "THAWED")):
+            try:  # a task frozen by the v1 freezer cannot even die
+                with open(os.path.join(directory, name), "w") as f:
+                    f.write(value)
+            except OSError:
+                pass
+    for procs in procs_files:
+        try:  # cgroup v2: every member at once
+            with open(os.path.join(os.path.dirname(procs), "cgroup.kill"), "w") as f:
                 f.write("1")
             return True
         except OSError:
             continue
-    relative = _bot_cgroup("pids")  # v1 only: kill the members until none but us is left
-    if not relative:
-        return False
-    me = os.getpid()
-    for _ in range(1000):
-        try:
-            with open(f"/sys/fs/cgroup/pids{relative}/cgroup.procs") as f:
-                members = {int(p) for p in f.read().split()} - {me}
-        except (OSError, ValueError):
-            return False
-        if not members:
-            return True
-        for pid in members:
+    for procs in procs_files:  # v1 only: kill the members until none is left
+        for _ in range(1000):
             try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-    return True
+                with open(procs) as f:
+                    members = {int(p) for p in f.read().split()}
+            except (OSError, ValueError):
+                break
+            if not members:
+                return True
+            for pid in members:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        return True
+    return False
 
 
 def _cleanup() -> None:
@@ -117,12 +104,22 @@ def _mirror(status: int) -> None:
     os._exit(os.waitstatus_to_exitcode(status))
 
 
+def _parse(argv: list[str]) -> tuple[int, str, list[str], list[str]]:
+    """PARENT_PID, CPUS, the cgroup.procs files to join, and the bot's command."""
+    joins = []
+    rest = argv[2:]
+    while len(rest) >= 2 and rest[0] == "--join":
+        joins.append(rest[1])
+        rest = rest[2:]
+    if len(argv) < 2 or len(rest) < 2 or rest[0] != "--":
+        print("usage: launcher.py PARENT_PID CPUS [--join PROCS_FILE]... -- BOT ARGV...", file=sys.stderr)
+        os._exit(2)
+    return int(argv[0]), argv[1], joins, rest[1:]
+
+
 def main(argv: list[str]) -> None:
     """Launch the bot and supervise it; never returns."""
-    if len(argv) < 4 or argv[2] != "--":
-        print("usage: launcher.py PARENT_PID CPUS -- BOT ARGV...", file=sys.stderr)
-        os._exit(2)
-    parent, cpus, command = int(argv[0]), argv[1], argv[3:]
+    parent, cpus, joins, command = _parse(argv)
     me = os.getpid()
     _death_signal(0)  # an inherited death signal would kill us before we could clean up
     try:
@@ -141,6 +138,9 @@ def main(argv: list[str]) -> None:
         if os.getppid() != me:
             os._exit(EXIT_LAUNCH_FAILED)
         try:
+            for procs in joins:  # before the exec: not even the bot's first fork escapes them
+                with open(procs, "w") as f:
+                    f.write(str(os.getpid()))
             os.execvp(command[0], command)
         except OSError as exc:
             print(f"cannot start {command[0]}: {exc.strerror}", file=sys.stderr, flush=True)
@@ -163,9 +163,9 @@ def main(argv: list[str]) -> None:
         except ProcessLookupError:
             pass
         _cleanup()
-        # The bot's descendants, then this process: its cgroup, else its process group
-        # (never the group of whoever started us: only when we lead our own).
-        if not _kill_cgroup() and os.getpgrp() == os.getpid():
+        # The bot's descendants: its cgroups, else its process group (never the group of
+        # whoever started us: only when we lead our own).
+        if not _kill_cgroups(joins) and os.getpgrp() == os.getpid():
             os.killpg(0, signal.SIGKILL)
     os._exit(EXIT_LAUNCH_FAILED)
 

@@ -370,6 +370,21 @@ class BotProcess:
         last = self.output.last_line()
         return f"{how} ({last})" if last else how
 
+    @property
+    def freezable(self) -> bool:
+        """True when the bot can be frozen whole (a cgroup freezer holds it)."""
+        return self.cgroup is not None and self.cgroup.freezable
+
+    def freeze(self) -> None:
+        """Stop every process of the bot (no CPU for it) until thaw(); nothing where it cannot be frozen."""
+        if self.cgroup is not None:
+            self.cgroup.freeze()
+
+    def thaw(self) -> None:
+        """Let a frozen bot run again."""
+        if self.cgroup is not None:
+            self.cgroup.thaw()
+
     def cpu_ms(self) -> float:
         """CPU time used so far by the bot's whole process tree, in milliseconds."""
         if self.cgroup is not None:

@@ -188,7 +188,7 @@ class ChainPlan:
     limit_args: tuple[str, ...] = ()  # prlimit options
     disk_mb: int | None = 256
     procs_files: tuple[str, ...] = ()  # cgroup.procs files to join before anything runs
-    supervisor: tuple[str, ...] = ()  # runs as the arena's user, outside the sandbox
+    supervisor: tuple[str, ...] = ()  # runs as the arena's user, outside the sandbox and the cgroups
 
 
 def _parents(args: list[str], made: set[str], dest: str) -> None:
@@ -262,9 +262,13 @@ def launcher_argv(plan: ChainPlan) -> list[str]:
         argv = [*bwrap_args(plan), "--", *argv]
     if plan.uid is None or plan.isolation.mode == Sandbox.BWRAP:
         argv = ["setpriv", "--pdeathsig", "KILL", "--", *argv]
-    argv = [*plan.supervisor, *argv]
+    if plan.supervisor:
+        # The supervisor stays outside the bot's cgroups (a frozen bot must not freeze it): its
+        # child joins them before it execs, so not even the bot's first fork escapes them.
+        joins = [word for f in plan.procs_files for word in ("--join", f)]
+        return [*plan.supervisor, *joins, "--", *argv]
     if plan.procs_files:
-        # sh moves itself into the cgroups before exec, so not even the first fork escapes them.
-        joins = " && ".join(f'echo $$ > {shlex.quote(f)}' for f in plan.procs_files)
-        argv = ["sh", "-c", f'{joins} && exec "$@"', "sh", *argv]
+        # sh moves itself into the cgroups before exec, for the same reason.
+        joins_sh = " && ".join(f'echo $$ > {shlex.quote(f)}' for f in plan.procs_files)
+        argv = ["sh", "-c", f'{joins_sh} && exec "$@"', "sh", *argv]
     return argv

@@ -3,6 +3,11 @@
 Every wait has a deadline; every bot failure becomes the match's result (a reason and an
 offender), never an exception. The referee does not start or stop processes: the caller
 (a single match, or a tournament pool) hands it connected players and acts on the result.
+
+Strict alternation: a bot gets the CPU only while the referee waits for its answer. It is
+thawed just before its request is sent and frozen (with every process it started) as soon
+as its answer is in, so nothing it left running can take the CPU from the seat on move.
+`ponder=True` lets bots think on the opponent's time instead.
 """
 
 from __future__ import annotations
@@ -150,8 +155,10 @@ class Referee:
         message_quota: int = MESSAGE_QUOTA,
         on_ply: Any = None,
         tracer: Tracer | None = None,
+        ponder: bool = False,
     ) -> None:
         self.players = players
+        self.ponder = ponder  # bots may think on the others' time: nobody is frozen
         self.game = game
         self.setup = setup
         self.seed = seed
@@ -293,8 +300,12 @@ class Referee:
         deadline = time.monotonic() + startup_ms / 1000.0
         for player in self.players:
             player.peer.pump()
+        greeting: set[int] = set()
         while True:
             pending = [seat for seat, p in enumerate(self.players) if not p.peer.connected]
+            for seat in greeting.difference(pending):  # ready to play: no CPU until its init
+                self._freeze(seat)
+            greeting.update(pending)
             if not pending:
                 return None
             for seat in pending:
@@ -316,6 +327,7 @@ class Referee:
         waiting: dict[int, _Waiting] = {}
         n = len(self.players)
         for seat, player in enumerate(self.players):
+            self._thaw(seat)
             seq = player.next_seq()
             message = init_message(seq, self.match_id, self.game.name, seat, n, self.setup,
                                    self.clocks[seat].allowance_ms())
@@ -330,6 +342,7 @@ class Referee:
     def _request_move(self, seat: int) -> _Waiting:
         """Send seat its turn (the events it has not seen) and start its clock."""
         player = self.players[seat]
+        self._thaw(seat)
         seq = player.next_seq()
         message = turn_message(seq, self.match_id, self.events[seat], self.clocks[seat].allowance_ms())
         waiting = self._start_wait(seat, "move", seq)
@@ -344,6 +357,24 @@ class Referee:
             return failure, None, 0.0
         reply, used_ms = replies[seat]
         return None, reply["move"], used_ms
+
+    # --- strict alternation -------------------------------------------------------------
+
+    def _freeze(self, seat: int) -> None:
+        """Stop every process of seat's bot: its answer is in, the CPU belongs to the others.
+
+        Not waited for: a process that is running stops at once, and one waiting for a CPU
+        stops as soon as it gets one, before it runs any code of its own.
+        """
+        process = self.players[seat].process
+        if not self.ponder and process is not None:
+            process.freeze()
+
+    def _thaw(self, seat: int) -> None:
+        """Let seat's bot run: its request is about to be sent."""
+        process = self.players[seat].process
+        if process is not None:
+            process.thaw()
 
     # --- waiting ------------------------------------------------------------------------
 
@@ -485,6 +516,7 @@ class Referee:
                 if message["type"] == "resign" and w.kind == "move":
                     # Giving up instead of moving: the seat loses, as an arrows 255 does.
                     used = self._used_ms(seat, w, now)
+                    self._freeze(seat)
                     self.clocks[seat].charge(used, is_move=False)
                     self.time_used[seat] += used
                     del waiting[seat]
@@ -493,6 +525,7 @@ class Referee:
                     return Failure(seat, Reason.PROTOCOL,
                                    f"answered seq {w.seq} with {message['type']!r}, expected {w.kind!r}")
                 used = self._used_ms(seat, w, now)
+                self._freeze(seat)
                 self.clocks[seat].charge(used, is_move=w.kind == "move")
                 self.time_used[seat] += used
                 replies[seat] = (message, used)

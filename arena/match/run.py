@@ -39,13 +39,14 @@ class MatchPlan:
     bots: list[BotSpec]
     setup: dict[str, Any]
     seed: int
-    clock: ClockSettings = field(default_factory=ClockSettings)
+    clock: ClockSettings | list[ClockSettings] = field(default_factory=ClockSettings)  # one for all, or one per seat
     match_id: str = ""
     log_path: str | os.PathLike[str] | None = None
     limits: Limits = field(default_factory=Limits)
     sandbox: Sandbox = Sandbox.AUTO
     trace_path: str | os.PathLike[str] | None = None  # --trace: every message both ways
     log_key: bytes | None = field(default=None, repr=False)  # signs the log (arena/logs/signing.py); None: unsigned
+    ponder: bool = False  # bots may think on the opponent's time (else each is frozen while not on move)
 
 
 def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.AUTO,
@@ -87,6 +88,8 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
 def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> None:
     """Say bye to every bot, give them grace_s to exit, then kill every process group."""
     for player in players:
+        if player.process is not None:
+            player.process.thaw()  # a frozen bot could read neither `end` nor `bye`
         if player.peer.connected:
             player.peer.send(bye_message())
     deadline = time.monotonic() + grace_s
@@ -141,7 +144,8 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
     try:
         tracer = Tracer(plan.trace_path) if plan.trace_path else None
         referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
-                          plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply, tracer=tracer)
+                          plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply, tracer=tracer,
+                          ponder=plan.ponder)
         result, _ = referee_match(referee)
     finally:
         shutdown(hub, players, BYE_GRACE_S)

@@ -138,7 +138,7 @@ def make_plan(config: TournamentConfig, out: Path, ship_logs: bool) -> RunnerPla
         setups=tuple(s.setup for s in config.setups), clock=config.clock, limits=config.limits,
         sandbox=config.sandbox,
         persistent=config.persistent, log_dir=str((out / "logs").resolve()) if config.logs else None,
-        ship_logs=ship_logs, log_key=results_key(out) if config.logs else None,
+        ship_logs=ship_logs, log_key=results_key(out) if config.logs else None, ponder=config.ponder,
     )
 
 

@@ -64,6 +64,7 @@ class RunnerPlan:
     max_idle: int | None = None
     trace_path: str | None = None  # --trace: every message of every match, appended (absolute)
     log_key: bytes | None = field(default=None, repr=False)  # the results directory's key: signs every log
+    ponder: bool = False  # bots may think on the opponent's time (else each is frozen while not on move)
 
 
 @dataclass
@@ -119,7 +120,7 @@ def launch_spec(spec: BotSpec) -> BotSpec:
 def supervisor_argv(cpus: tuple[int, ...] | None) -> tuple[str, ...]:
     """The launcher that makes a bot die with this process (optionally pinned), outside any sandbox."""
     pin = ",".join(str(c) for c in cpus) if cpus else "-"
-    return (sys.executable, "-I", "-S", str(LAUNCHER), str(os.getpid()), pin, "--")
+    return (sys.executable, "-I", "-S", str(LAUNCHER), str(os.getpid()), pin)
 
 
 MEMORY_RESERVE = 0.2  # of the machine's memory: an automatic pool stops growing when less is available
@@ -180,6 +181,8 @@ class BotPool:
             if not (keep and player.healthy()):
                 self._discard(player)
             elif self.plan.persistent:
+                if player.process is not None:
+                    player.process.freeze()  # an idle bot takes no CPU from the matches being played
                 self.idle[id(player)] = (bot, player)
                 self._idle_of.setdefault(bot, {})[id(player)] = player
             else:
@@ -257,7 +260,7 @@ class MatchRunner:
         keep = [False] * len(players)  # an exception mid-match leaves every bot suspect
         try:
             referee = Referee(players, self.game, self.plan.setups[task.setup], task.seed,
-                              self.plan.clock, task.match, writer, tracer=self.tracer)
+                              self.plan.clock, task.match, writer, tracer=self.tracer, ponder=self.plan.ponder)
             result, keep = referee_match(referee)
             log_outputs(writer, players, marks)
         finally:

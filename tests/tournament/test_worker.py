@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -78,5 +80,34 @@ def test_a_fixed_max_idle_evicts_the_least_recently_used(tmp_path: Path) -> None
         pool = match_runner.pool
         assert len(pool.idle) == 2
         assert [bot for bot, _ in pool.idle.values()] == list(tasks[2].bots)  # the last match's bots
+    finally:
+        match_runner.close()
+
+
+def frozen(players: list, timeout: float = 5.0) -> bool:
+    """True once the kernel reports every player's cgroup frozen (a freeze takes hold at the next tick)."""
+    deadline = time.monotonic() + timeout
+    while not all(player.process.cgroup.is_frozen() for player in players):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+@pytest.mark.parametrize("ponder", [False, True], ids=["strict", "ponder"])
+def test_idle_bots_are_frozen_and_thawed_for_their_next_match(tmp_path: Path, ponder: bool) -> None:
+    match_runner, tasks = runner(tmp_path)
+    match_runner.plan = match_runner.pool.plan = replace(match_runner.plan, ponder=ponder)
+    try:
+        match_runner.run(tasks[0])
+        idle = [player for _, player in match_runner.pool.idle.values()]
+        if not all(player.process.freezable for player in idle):
+            if os.environ.get("CI"):
+                pytest.fail("no cgroup freezer under CI (the tests run as root)")
+            pytest.skip("no cgroup freezer here (not root)")
+        assert len(idle) == 2 and frozen(idle)
+        again = next(t for t in tasks[1:] if set(t.bots) == set(tasks[0].bots))  # the same two bots
+        assert match_runner.run(again).reason == "blocked"  # thawed to play, frozen again after
+        assert frozen([player for _, player in match_runner.pool.idle.values()])
     finally:
         match_runner.close()
