@@ -40,6 +40,7 @@ class CgroupLimits:
 
     processes: int | None = 64
     memory_mb: int | None = 2048
+    cpus: tuple[int, ...] | None = None  # the cores the bot may run on (a cpuset it cannot leave)
 
 
 def _own_path(controller: str) -> str:
@@ -79,7 +80,8 @@ def v2_base() -> Path | None:
         if base is None:
             continue
         if (base / "cgroup.kill").exists():
-            wanted = set((base / "cgroup.controllers").read_text().split()) & {"pids", "memory", "cpu"}
+            offered = set((base / "cgroup.controllers").read_text().split())
+            wanted = offered & {"pids", "memory", "cpu", "cpuset"}
             for controller in sorted(wanted):  # delegate what the parent lets us use
                 try:
                     (base / "cgroup.subtree_control").write_text(f"+{controller}")
@@ -96,7 +98,13 @@ def v1_base(controller: str) -> Path | None:
     mount = V1_ROOT / controller
     if not (mount / "cgroup.procs").exists() or (mount / "cgroup.controllers").exists():
         return None
-    return _make_base(mount / _own_path(controller).lstrip("/"))
+    base = _make_base(mount / _own_path(controller).lstrip("/"))
+    if base is not None and controller == "cpuset":
+        # A v1 cpuset takes no task before its cores and memory nodes are set: its parent's.
+        for name in ("cpuset.cpus", "cpuset.mems"):
+            if not (base / name).read_text().strip():
+                _write(base / name, (base.parent / name).read_text().strip())
+    return base
 
 
 def freezer() -> str:
@@ -207,6 +215,14 @@ class BotCgroup:
                 v1[controller] = made[real] = base / name
             except OSError as exc:
                 log.debug("cannot create cgroup %s: %s", base / name, exc)
+        if limits.cpus:
+            cpuset = v1_base("cpuset")
+            if cpuset is not None:
+                try:
+                    (cpuset / name).mkdir()
+                    v1["cpuset"] = cpuset / name
+                except OSError as exc:
+                    log.debug("cannot create cgroup %s: %s", cpuset / name, exc)
         if v2 is None and not v1:
             return None
         group = cls(v2, v1, limits)
@@ -214,6 +230,14 @@ class BotCgroup:
         return group
 
     def _apply(self) -> None:
+        if self.limits.cpus:
+            cores = ",".join(str(core) for core in self.limits.cpus)
+            if "cpuset" in self.v1:
+                cpuset = self.v1["cpuset"]
+                _write(cpuset / "cpuset.mems", (cpuset.parent / "cpuset.mems").read_text().strip())
+                _write(cpuset / "cpuset.cpus", cores)
+            elif self.v2 is not None and (self.v2 / "cpuset.cpus").exists():
+                _write(self.v2 / "cpuset.cpus", cores)
         if self.limits.processes is not None:
             if "pids" in self.v1:
                 _write(self.v1["pids"] / "pids.max", str(self.limits.processes))

@@ -71,9 +71,9 @@ class Limits:
     memory_mb: int | None = 2048  # the bot's cgroup memory limit (its tmpfs files count too)
     disk_mb: int | None = 256  # size of each of its private tmpfs (work directory, /tmp) in bwrap
 
-    def cgroup(self) -> CgroupLimits:
-        """The part of these limits that the bot's cgroup enforces."""
-        return CgroupLimits(processes=self.processes, memory_mb=self.memory_mb)
+    def cgroup(self, cpus: tuple[int, ...] | None = None) -> CgroupLimits:
+        """The part of these limits that the bot's cgroup enforces (on these cores, if given)."""
+        return CgroupLimits(processes=self.processes, memory_mb=self.memory_mb, cpus=cpus)
 
     def prlimit_args(self, own_uid: bool = False) -> list[str]:
         """The arguments of util-linux `prlimit` that apply these limits.
@@ -183,10 +183,12 @@ class BotProcess:
         stdio: bool = False,
         sandbox: Sandbox = Sandbox.NONE,
         supervisor: tuple[str, ...] = (),
+        cpus: tuple[int, ...] | None = None,
     ) -> None:
         self.spec = spec
         self.sandbox = sandbox
         self.supervisor = supervisor  # runs as the arena's user, outside any sandbox
+        self.cpus = cpus  # the cores the bot is confined to (its cgroup's cpuset), if any
         self.cgroup: BotCgroup | None = None
         self.lease: uids.UidLease | None = None
         self.limit_note = ""  # which cgroup limit stopped the bot, kept after the cgroup is gone
@@ -224,7 +226,7 @@ class BotProcess:
         own = self.spec.files or own_files_dir(self.spec.argv)
         if isolation.own_uid:
             self._check_reachable(isolation, own)
-        self.cgroup = BotCgroup.create(self.limits.cgroup())
+        self.cgroup = BotCgroup.create(self.limits.cgroup(self.cpus))
         limit_args = self.limits.prlimit_args(own_uid=self.lease is not None) if shutil.which("prlimit") else []
         return ChainPlan(
             command=tuple(self.spec.argv), isolation=isolation, workdir=self.workdir,

@@ -50,7 +50,7 @@ class MatchPlan:
 
 
 def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.AUTO,
-                  supervisor: tuple[str, ...] = ()) -> Player:
+                  supervisor: tuple[str, ...] = (), cpus: tuple[int, ...] | None = None) -> Player:
     """Start one bot process and the link the referee talks to it through.
 
     A bot that cannot be started at all still gets a Player (with launch_error set), so the
@@ -66,11 +66,12 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
             return Player(spec.name, StdioPeer(BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)),
                           None, spec_text=spec.text, launch_error=str(exc))
     if not spec.kind.zeromq:
-        process = BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox, supervisor=supervisor)
+        process = BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox, supervisor=supervisor, cpus=cpus)
         link: Transport = StdioPeer(process, greets=spec.kind.greets)
     else:
         peer = hub.expect()
-        process = BotProcess(spec, peer.endpoint, peer.token, limits, sandbox=sandbox, supervisor=supervisor)
+        process = BotProcess(spec, peer.endpoint, peer.token, limits, sandbox=sandbox, supervisor=supervisor,
+                             cpus=cpus)
         link = peer
     player = Player(spec.name, link, process, spec_text=spec.text)
     try:

@@ -148,7 +148,8 @@ def make_executor(config: TournamentConfig, options: RunOptions, out: Path) -> E
     trace = str(options.trace.resolve()) if options.trace else None
     if options.executor == "local":
         plan = replace(make_plan(config, out, ship_logs=False), trace_path=trace)
-        return LocalExecutor(plan, workers, config.pin_cpus)
+        # Pondering bots think all the time: each worker's match keeps to the worker's own cores.
+        return LocalExecutor(plan, workers, config.pin_cpus or config.ponder)
     if options.executor == "dask":
         from arena.tournament.dask_executor import DaskExecutor
 

@@ -213,7 +213,8 @@ class BotPool:
 
     def _launch(self, bot: int) -> Player:
         limits = self.plan.bots[bot].limits or self.plan.limits
-        player = launch_player(self.hub, self.specs[bot], limits, self.plan.sandbox, self.supervisor)
+        player = launch_player(self.hub, self.specs[bot], limits, self.plan.sandbox, self.supervisor,
+                               self.plan.cpus)
         player.spec_text = self.plan.bots[bot].spec.text  # the log names the bot, not the launcher
         self.started += 1
         return player

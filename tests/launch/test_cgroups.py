@@ -55,13 +55,18 @@ def group(request: pytest.FixtureRequest) -> Iterator[BotCgroup]:
     made.remove()
 
 
-def start_in(group: BotCgroup, code: str) -> subprocess.Popen[bytes]:
-    """A Python process that joins the group's cgroups before it runs code."""
+def joiner(group: BotCgroup):  # type: ignore[no-untyped-def]
+    """A preexec_fn that moves the new process into the group's cgroups."""
     def join() -> None:
         for procs in group.procs_files():
             with open(procs, "w") as f:
                 f.write(str(os.getpid()))
-    return subprocess.Popen([sys.executable, "-c", code], preexec_fn=join, start_new_session=True)
+    return join
+
+
+def start_in(group: BotCgroup, code: str) -> subprocess.Popen[bytes]:
+    """A Python process that joins the group's cgroups before it runs code."""
+    return subprocess.Popen([sys.executable, "-c", code], preexec_fn=joiner(group), start_new_session=True)
 
 
 def wait_until(condition, timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
@@ -131,6 +136,25 @@ def test_a_frozen_bot_dies_with_its_worker(tmp_path: Path) -> None:
         parent.wait()
         assert recorded_alive(pidfile, timeout=5.0) == []
         assert wait_until(lambda: not group.pids())
+    finally:
+        group.kill()
+        group.remove()
+
+
+def test_a_bot_pinned_to_a_core_cannot_leave_it() -> None:
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        pytest.skip("one core: nothing to leave")
+    group = BotCgroup.create(CgroupLimits(cpus=(cores[-1],)))
+    if group is None or "cpuset" not in group.v1 and not (group.v2 and (group.v2 / "cpuset.cpus").exists()):
+        if os.environ.get("CI"):
+            pytest.fail("no writable cpuset cgroup under CI (the tests run as root)")
+        pytest.skip("no writable cpuset cgroup here")
+    escape = f"import os; os.sched_setaffinity(0, {set(cores)!r}); print(sorted(os.sched_getaffinity(0)))"
+    try:
+        done = subprocess.run([sys.executable, "-c", escape], preexec_fn=joiner(group), capture_output=True, text=True,
+                              timeout=30, check=False)
+        assert done.stdout.strip() == f"[{cores[-1]}]", done.stderr
     finally:
         group.kill()
         group.remove()

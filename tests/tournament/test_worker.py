@@ -85,7 +85,7 @@ def test_a_fixed_max_idle_evicts_the_least_recently_used(tmp_path: Path) -> None
 
 
 def frozen(players: list, timeout: float = 5.0) -> bool:
-    """True once the kernel reports every player's cgroup frozen (a freeze takes hold at the next tick)."""
+    """True once the kernel reports every player's cgroup frozen (a freeze takes hold at once or soon)."""
     deadline = time.monotonic() + timeout
     while not all(player.process.cgroup.is_frozen() for player in players):
         if time.monotonic() > deadline:
