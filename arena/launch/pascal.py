@@ -334,8 +334,8 @@ def run_compiler(command: Sequence[str], build: Path, isolation: Isolation) -> s
                          disk_mb=None, procs_files=tuple(group.procs_files()) if group is not None else ())
         with launch_chain(plan) as (argv, fds):
             return subprocess.run(argv, cwd=build, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                  errors="replace", timeout=COMPILE_TIMEOUT_S, env=dict(COMPILE_ENV), check=False,
-                                  pass_fds=fds)
+                                  errors="replace", timeout=COMPILE_TIMEOUT_S, env=dict(COMPILE_ENV),
+                                  check=False, pass_fds=fds)
     finally:
         if group is not None:
             group.kill()

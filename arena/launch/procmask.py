@@ -5,8 +5,8 @@ keyring (`keys`, `key-users`: other uids' keys) and the machine's CPU counters (
 `loadavg`, `uptime`'s idle time, `schedstat`, `pressure/*`), which show how much CPU the
 other seat is using: a timing side channel. Each is replaced by well-formed content with
 zeros, which bwrap copies from a descriptor and binds read-only over the file
-(`--ro-bind-data`, arena.launch.sandbox; docs/isolation.md). `stat` and `schedstat` keep one line per CPU of the machine, so
-runtimes that count CPUs there still count right.
+(`--ro-bind-data`, arena.launch.sandbox; docs/isolation.md). `stat` and `schedstat` keep
+one line per CPU of the machine, so runtimes that count CPUs there still count right.
 """
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ def filter_args(fd: int) -> list[str]:
     return [sys.executable, "-I", "-S", str(FILTER_EXEC), str(fd), "--"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def filter_problem(mode: Sandbox) -> str:
     """"" when mode's launch chain (BWRAP or UID) loads the system-call filter here, else why not."""
     why = seccomp.supported()

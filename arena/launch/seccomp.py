@@ -212,7 +212,8 @@ def program(arch: Arch) -> list[Instruction]:
     if arch.x32:
         body += _when(JGE_K, X32_SYSCALL_BIT, [REFUSE])
     body += _when(JGT_K, LAST_REVIEWED, [errno_return(errno.ENOSYS)])  # not reviewed: "no such call"
-    body += _when(JEQ_K, numbers["clone3"], [errno_return(errno.ENOSYS)])  # flags out of reach: libc falls back to clone
+    # clone3's flags are out of the filter's reach: "no such call" makes libc fall back to clone.
+    body += _when(JEQ_K, numbers["clone3"], [errno_return(errno.ENOSYS)])
     body += _on_arg0(numbers["clone"], [Instruction(JSET_K, 0, 1, CLONE_NEW_FLAGS), REFUSE, ALLOW])
     allowed = [Instruction(JEQ_K, len(PERSONALITIES) - i, 0, value) for i, value in enumerate(PERSONALITIES)]
     body += _on_arg0(numbers["personality"], [*allowed, REFUSE, ALLOW])

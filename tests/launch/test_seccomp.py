@@ -52,7 +52,8 @@ def test_every_jump_lands_inside_and_every_path_returns(arch: Arch) -> None:
             assert index + 1 + max(step.jt, step.jf) < len(program) and max(step.jt, step.jf) <= 255, (index, step)
     encoded = seccomp.encode(program)
     assert len(encoded) == 8 * len(program)
-    assert struct.unpack_from("=HBBI", encoded, 8 * (len(program) - 1)) == (seccomp.RET_K, 0, 0, seccomp.SECCOMP_RET_ALLOW)
+    last = struct.unpack_from("=HBBI", encoded, 8 * (len(program) - 1))
+    assert last == (seccomp.RET_K, 0, 0, seccomp.SECCOMP_RET_ALLOW)
 
 
 @pytest.mark.parametrize("arch", [X86_64, AARCH64], ids=lambda a: a.name)
