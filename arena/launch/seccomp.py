@@ -242,9 +242,9 @@ def supported(machine: str | None = None) -> str:
     """"" when the filter can be built and loaded here, else why not (one line)."""
     name = machine or platform.machine()
     if machine_arch(name) is None:
-        return f"no system-call filter for this architecture ({name}; known: {', '.join(ARCHES)})"
+        return f"it knows {' and '.join(ARCHES)}, not {name}"
     if machine is None and not _kernel_filters():
-        return "the kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)"
+        return "the kernel has no seccomp (CONFIG_SECCOMP_FILTER)"
     return ""
 
 

@@ -1,15 +1,18 @@
-"""The system-call filter's program, read back instruction by instruction and run on a small BPF interpreter."""
+"""The system-call filter: its program run on a small BPF interpreter, and where the launch chain loads it."""
 
 from __future__ import annotations
 
 import errno
+import os
 import re
 import struct
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from arena.launch import procmask, seccomp
+from arena.launch import procmask, sandbox, seccomp
+from arena.launch.sandbox import ChainPlan, Isolation, Sandbox, launch_chain
 from arena.launch.seccomp import ARCHES, Arch, Instruction
 
 ALLOW = "allow"
@@ -139,3 +142,43 @@ def test_neutral_proc_files_keep_the_cpu_lines_and_nothing_else(tmp_path: Path) 
     assert "btime 0" in stat and not any("4242" in line or "1795663268" in line for line in stat)
     assert contents["schedstat"] == "version 15\ntimestamp 0\ncpu0 0 0 0 0 0 0 0 0 0\ncpu2 0 0 0 0 0 0 0 0 0\n"
     assert contents["pressure/cpu"] == procmask.PRESSURE
+
+
+def test_uid_mode_loads_the_filter_as_root_after_unshare_and_before_setpriv() -> None:
+    isolation = Isolation(Sandbox.UID, True, "uid", syscall_filter=True)
+    plan = ChainPlan(command=("bot",), isolation=isolation, workdir="/tmp/w", uid=60123, limit_args=("--nofile=9",))
+    with launch_chain(plan) as (argv, fds):
+        assert len(fds) == 1 and os.read(fds[0], 1 << 16) == seccomp.program_bytes()
+        wrapper = argv.index(str(sandbox.FILTER_EXEC))
+        assert argv[wrapper + 1:wrapper + 3] == [str(fds[0]), "--"] and argv[wrapper - 2:wrapper] == ["-I", "-S"]
+        order = [argv.index(word) for word in ("unshare", str(sandbox.FILTER_EXEC), "setpriv", "prlimit", "bot")]
+        assert order == sorted(order), argv
+    with pytest.raises(OSError):
+        os.fstat(fds[0])  # the arena's copy is closed once the chain has started
+    plan = replace(plan, isolation=Isolation(Sandbox.BWRAP, True, "bwrap", syscall_filter=True))
+    with launch_chain(plan) as (argv, fds):
+        seccomp_fd = argv[argv.index("--seccomp") + 1]
+        masks = [argv[i + 1:i + 3] for i, word in enumerate(argv) if word == "--ro-bind-data"]
+        assert {int(seccomp_fd), *(int(fd) for fd, _ in masks)} == set(fds)
+        assert {"/proc/keys", "/proc/key-users", "/proc/stat", "/proc/loadavg"} <= {dest for _, dest in masks}
+        assert argv.index("--seccomp") < argv.index("setpriv", argv.index("--seccomp"))
+
+
+def test_every_mode_says_in_one_line_when_the_filter_cannot_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not sandbox.bwrap_works() and os.geteuid() != 0:
+        pytest.skip("no mode with a filter here (no bwrap, not root)")
+    sandbox.resolve_sandbox.cache_clear()
+    sandbox.filter_problem.cache_clear()
+    why = seccomp.supported("riscv64")
+    monkeypatch.setattr(seccomp, "supported", lambda machine=None: why)
+    try:
+        isolation = sandbox.resolve_sandbox(Sandbox.AUTO)
+        assert not isolation.syscall_filter and "\n" not in isolation.note
+        assert isolation.note.endswith(", without a system-call filter (it knows x86_64 and aarch64, not riscv64)"), \
+            isolation.note
+        plan = ChainPlan(command=("bot",), isolation=isolation, workdir="/tmp/w", uid=60123)
+        with launch_chain(plan) as (argv, _):
+            assert "--seccomp" not in argv and str(sandbox.FILTER_EXEC) not in argv
+    finally:
+        sandbox.resolve_sandbox.cache_clear()
+        sandbox.filter_problem.cache_clear()
