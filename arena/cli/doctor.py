@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.launch import cgroups, uids
+from arena.launch import cgroups, seccomp, uids
 from arena.launch.sandbox import (
     Sandbox,
     SandboxError,
     bwrap_works,
+    filter_problem,
     is_root,
     resolve_sandbox,
     unreachable,
@@ -94,6 +95,22 @@ def _uid_pool() -> str:
             f"{accounts}; locks in {uids.LOCK_DIR}")
 
 
+def _filter_line() -> str:
+    """Whether the system-call filter loads in the modes that use it here."""
+    why = seccomp.supported()
+    if why:
+        return f"system-call filter: none ({why})"
+    modes = ([Sandbox.BWRAP] if not bwrap_works() else []) + ([Sandbox.UID] if is_root() else [])
+    if not modes:
+        return "system-call filter: unused (no bwrap, not root)"
+    active = [mode.value for mode in modes if not filter_problem(mode)]
+    failing = [f"{mode.value}: {filter_problem(mode)}" for mode in modes if filter_problem(mode)]
+    arch = seccomp.machine_arch()
+    count = sum(name in arch.numbers for name in seccomp.REFUSED) if arch else 0
+    parts = [f"active in {' and '.join(active)} ({count} calls refused, modelled on Docker's)"] if active else []
+    return "system-call filter: " + "; ".join(parts + [f"not loaded in {f}" for f in failing])
+
+
 def report() -> list[str]:
     """The lines of `arena doctor`."""
     lines = [f"running as: uid {os.geteuid()}{' (root: bots get uids of their own)' if is_root() else ''}",
@@ -102,6 +119,7 @@ def report() -> list[str]:
     lines.append(f"bubblewrap: {_bwrap_version() + ', works' if not why else why}")
     for tool in ("setpriv", "prlimit"):
         lines.append(f"{tool}: {shutil.which(tool) or 'missing (apt-get install util-linux)'}")
+    lines.append(_filter_line())
     lines += _cgroup_lines()
     lines.append(_uid_pool())
     blocked = unreachable(sys.executable)

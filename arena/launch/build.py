@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from arena.launch import uids
 from arena.launch.cgroups import BotCgroup, CgroupLimits
 from arena.launch.process import Limits, MachineError
-from arena.launch.sandbox import BOX_DIR, ChainPlan, Isolation, Sandbox, launcher_argv
+from arena.launch.sandbox import WORK_DIR, ChainPlan, Isolation, Sandbox, launch_chain
 
-BUILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": BOX_DIR, "LANG": "C.UTF-8"}
+BUILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": WORK_DIR, "LANG": "C.UTF-8"}
 LOG_CAP = 64 * 1024  # bytes of build output kept (the tail)
 # Unpack the sources, run the build with its stdout on the log, then send the directory back.
 SCRIPT = 'tar -xf - || exit 97; exec 0</dev/null; sh -c "$1" 1>&2 || exit $?; exec tar -cf - .'
@@ -34,7 +34,7 @@ class BuildLimits:
     """What a build may use."""
 
     timeout_s: float = 120.0
-    disk_mb: int = 256  # its tmpfs: sources, objects and the result together
+    disk_mb: int = 256  # its disk budget: sources, objects, the result and /tmp together
     memory_mb: int = 1024
     processes: int = 64
     output_mb: int = 64  # the built directory as a tar
@@ -72,7 +72,7 @@ def run_build(command: str, sources_tar: bytes, isolation: Isolation, limits: Bu
     rlimits = Limits(address_space_mb=max(2048, limits.memory_mb * 2), file_size_mb=limits.output_mb,
                      open_files=256, processes=limits.processes, memory_mb=limits.memory_mb)
     limit_args = rlimits.prlimit_args(own_uid=lease is not None) if shutil.which("prlimit") else []
-    workdir = BOX_DIR
+    workdir = WORK_DIR
     scratch = ""
     if isolation.mode == Sandbox.NONE:  # --insecure: a temporary directory of the organiser's
         scratch = tempfile.mkdtemp(prefix="arena-build-")
@@ -82,9 +82,10 @@ def run_build(command: str, sources_tar: bytes, isolation: Isolation, limits: Bu
                      limit_args=tuple(limit_args), disk_mb=limits.disk_mb,
                      procs_files=tuple(group.procs_files()) if group is not None else ())
     try:
-        process = subprocess.Popen(launcher_argv(plan), cwd=scratch or "/", stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(BUILD_ENV),
-                                   start_new_session=True)
+        with launch_chain(plan) as (argv, fds):
+            process = subprocess.Popen(argv, cwd=scratch or "/", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, env=dict(BUILD_ENV), start_new_session=True,
+                                       pass_fds=fds)
         return _talk(process, sources_tar, limits, group)
     finally:
         if group is not None:

@@ -57,7 +57,7 @@ from arena.launch.sandbox import (
     ChainPlan,
     Isolation,
     Sandbox,
-    launcher_argv,
+    launch_chain,
     resolve_sandbox,
     unreachable,
 )
@@ -332,9 +332,10 @@ def run_compiler(command: Sequence[str], build: Path, isolation: Isolation) -> s
         plan = ChainPlan(command=tuple(command), isolation=isolation, workdir=str(build), writable=(str(build),),
                          readable=(), uid=lease.uid if lease is not None else None, limit_args=tuple(limit_args),
                          disk_mb=None, procs_files=tuple(group.procs_files()) if group is not None else ())
-        return subprocess.run(launcher_argv(plan), cwd=build, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, errors="replace", timeout=COMPILE_TIMEOUT_S, env=dict(COMPILE_ENV),
-                              check=False)
+        with launch_chain(plan) as (argv, fds):
+            return subprocess.run(argv, cwd=build, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                  errors="replace", timeout=COMPILE_TIMEOUT_S, env=dict(COMPILE_ENV),
+                                  check=False, pass_fds=fds)
     finally:
         if group is not None:
             group.kill()

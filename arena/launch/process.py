@@ -30,7 +30,7 @@ from arena.launch.sandbox import (
     ChainPlan,
     Isolation,
     Sandbox,
-    launcher_argv,
+    launch_chain,
     own_files_dir,
     resolve_sandbox,
     unreachable,
@@ -69,7 +69,7 @@ class Limits:
     open_files: int | None = 256
     processes: int | None = 64  # the bot's cgroup pids.max (and RLIMIT_NPROC of its own uid)
     memory_mb: int | None = 2048  # the bot's cgroup memory limit (its tmpfs files count too)
-    disk_mb: int | None = 256  # size of each of its private tmpfs (work directory, /tmp) in bwrap
+    disk_mb: int | None = 256  # everything it may write in bwrap together (work directory, /tmp, /dev/shm)
 
     def cgroup(self, cpus: tuple[int, ...] | None = None) -> CgroupLimits:
         """The part of these limits that the bot's cgroup enforces (on these cores, if given)."""
@@ -250,7 +250,7 @@ class BotProcess:
                 raise LaunchError(f"{self.spec.text}: {path} is closed to the bot's own uid at {blocked} "
                                   f"(sandbox {isolation.mode}: chmod o+rX it, or use --sandbox none for trusted bots)")
 
-    def _popen(self, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    def _popen(self, argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...]) -> subprocess.Popen[bytes]:
         """Popen, retried with back-off while the machine refuses (EAGAIN, ENOMEM)."""
         for attempt in range(LAUNCH_RETRIES):
             try:
@@ -263,6 +263,7 @@ class BotProcess:
                     env=env,
                     start_new_session=True,
                     close_fds=True,
+                    pass_fds=pass_fds,
                 )
             except OSError as exc:
                 if exc.errno not in _MACHINE_ERRNOS:
@@ -279,7 +280,8 @@ class BotProcess:
             plan = self._prepare()
             env = bot_environment(self.workdir, self.endpoint, self.token)
             env[MARK_VARIABLE] = self.mark
-            self.proc = self._popen(launcher_argv(plan), env)
+            with launch_chain(plan) as (argv, fds):
+                self.proc = self._popen(argv, env, fds)
         except BaseException:
             self._release()
             raise

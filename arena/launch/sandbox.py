@@ -3,8 +3,9 @@
 A bot is started as a chain of programs that each exec the next, so the bot keeps the pid
 the referee watches: `sh` joins the bot's cgroups, an optional supervisor (a tournament's
 launcher) stays outside as the arena's user, `setpriv` arms the parent-death signal,
-`bwrap` builds the sandbox's namespaces and file system, `setpriv` drops to the bot's own
-uid with no capabilities and `no_new_privs`, `prlimit` applies rlimits, then the bot runs.
+`bwrap` builds the sandbox's namespaces and file system and loads the system-call filter
+(arena.launch.seccomp), `setpriv` drops to the bot's own uid with no capabilities and
+`no_new_privs`, `prlimit` applies rlimits, then the bot runs.
 """
 
 from __future__ import annotations
@@ -14,17 +15,27 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cache, lru_cache
 from pathlib import Path
+
+from arena.launch import procmask, seccomp
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # What a bot may read of the project: the SDK, the rules and the reference bots (all public);
 # never the project root itself (configs, results, keys, other entrants' files).
 PROJECT_PACKAGES = ("protocol", "arena", "bots")
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc", "/opt")
-BOX_DIR = "/box"  # a sandboxed bot's working directory (a size-limited tmpfs)
+BOX_DIR = "/box"  # the disk budget: one tmpfs of limits.disk_mb for everything a bot may write
+WORK_DIR = f"{BOX_DIR}/work"  # a sandboxed build's working directory
+# Places every program expects to write, shown as links into the budget (bwrap follows the
+# relative links while it builds the sandbox, so a path below them lands in the budget too).
+BUDGET_LINKS = {"/tmp": "tmp", "/var/tmp": "var-tmp", "/dev/shm": "shm"}
+DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")  # those of bwrap's --dev
+FILTER_EXEC = Path(__file__).with_name("filterexec.py")
 
 
 class SandboxError(RuntimeError):
@@ -47,6 +58,7 @@ class Isolation:
     mode: Sandbox  # BWRAP, UID or NONE: never AUTO
     own_uid: bool  # each bot process runs as a leased uid of the pool
     note: str  # one line for the organiser
+    syscall_filter: bool = False  # the chain loads arena.launch.seccomp's filter
 
 
 def is_root() -> bool:
@@ -82,9 +94,61 @@ def unreachable(path: str) -> str:
     return ""
 
 
+def _data_fd(data: bytes) -> int:
+    """An anonymous file holding data, read from its start by the launch chain (bwrap, filterexec.py)."""
+    fd = os.memfd_create("arena-launch-data")
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def filter_args(fd: int) -> list[str]:
+    """The uid-mode exec wrapper that loads the filter read from fd, as root, before setpriv."""
+    return [sys.executable, "-I", "-S", str(FILTER_EXEC), str(fd), "--"]
+
+
+@cache
+def filter_problem(mode: Sandbox) -> str:
+    """"" when mode's launch chain (BWRAP or UID) loads the system-call filter here, else why not."""
+    why = seccomp.supported()
+    if why:
+        return why
+    read = _data_fd(seccomp.program_bytes())
+    if mode == Sandbox.BWRAP:
+        probe = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc",
+                 "--dev", "/dev", "--seccomp", str(read), "true"]
+    else:
+        probe = [*filter_args(read), "true"]
+    try:
+        done = subprocess.run(probe, pass_fds=(read,), capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"cannot load it: {exc}"
+    finally:
+        os.close(read)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        return f"cannot load it: {lines[-1] if lines else f'exit status {done.returncode}'}"
+    return ""
+
+
 @cache
 def resolve_sandbox(mode: Sandbox) -> Isolation:
     """What mode does here; raise SandboxError when an explicit mode is impossible."""
+    isolation = _resolve(mode)
+    if isolation.mode == Sandbox.NONE:
+        return isolation
+    why = filter_problem(isolation.mode)
+    if why:
+        return replace(isolation, note=f"{isolation.note}, without a system-call filter ({why})")
+    return replace(isolation, syscall_filter=True, note=f"{isolation.note}, behind a system-call filter")
+
+
+def _resolve(mode: Sandbox) -> Isolation:
+    """What mode does here, before the system-call filter is considered."""
     if mode == Sandbox.NONE:
         return Isolation(Sandbox.NONE, False, "sandbox none: bots run as your user (trusted bots only)")
     if mode in (Sandbox.BWRAP, Sandbox.AUTO):
@@ -186,9 +250,11 @@ class ChainPlan:
     writable: tuple[str, ...] = ()  # host directories the program may write (a compiler's build)
     uid: int | None = None
     limit_args: tuple[str, ...] = ()  # prlimit options
-    disk_mb: int | None = 256
+    disk_mb: int | None = 256  # the disk budget, all writable places together (None: unbounded)
     procs_files: tuple[str, ...] = ()  # cgroup.procs files to join before anything runs
     supervisor: tuple[str, ...] = ()  # runs as the arena's user, outside the sandbox and the cgroups
+    filter_fd: int = -1  # a descriptor holding the system-call filter (see launch_chain)
+    mask_fds: tuple[tuple[int, str], ...] = ()  # (descriptor, /proc file) of neutral stand-ins, in bwrap
 
 
 def _parents(args: list[str], made: set[str], dest: str) -> None:
@@ -210,16 +276,58 @@ def _bind_with_parents(args: list[str], made: set[str], source: str, dest: str, 
     made.add(dest)
 
 
+def _link(target: str, link: str) -> list[str]:
+    """A relative symbolic link, so that bwrap resolves it inside the sandbox it builds."""
+    return ["--symlink", os.path.relpath(target, os.path.dirname(link)), link]
+
+
+def _proc_mask_args(plan: ChainPlan) -> list[str]:
+    """Neutral stand-ins over /proc's keyring and machine-wide CPU files (arena.launch.procmask)."""
+    return [arg for fd, dest in plan.mask_fds for arg in ("--perms", "0444", "--ro-bind-data", str(fd), dest)]
+
+
+def _dev_args() -> list[str]:
+    """bwrap's --dev without its devpts, read-only, with /dev/shm a link into the disk budget."""
+    args = ["--perms", "0755", "--tmpfs", "/dev"]
+    for node in DEV_NODES:
+        if os.path.exists(f"/dev/{node}"):
+            args += ["--dev-bind", f"/dev/{node}", f"/dev/{node}"]
+    args += ["--symlink", "/proc/self/fd", "/dev/fd"]
+    for number, name in enumerate(("stdin", "stdout", "stderr")):
+        args += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{name}"]
+    return [*args, *_link(f"{BOX_DIR}/{BUDGET_LINKS['/dev/shm']}", "/dev/shm"), "--remount-ro", "/dev"]
+
+
+def _budget_args(size: list[str]) -> list[str]:
+    """One tmpfs of the disk budget with a folder for each place in BUDGET_LINKS, linked there."""
+    args = [*size, "--perms", "0755", "--tmpfs", BOX_DIR]
+    for name in BUDGET_LINKS.values():
+        args += ["--perms", "1777", "--dir", f"{BOX_DIR}/{name}"]
+    args += ["--perms", "0755", "--dir", "/var"]
+    for place, name in BUDGET_LINKS.items():
+        if place != "/dev/shm":  # made with /dev
+            args += _link(f"{BOX_DIR}/{name}", place)
+    return args
+
+
+def _workdir_args(workdir: str, made: set[str]) -> list[str]:
+    """The work directory, a folder of the disk budget (through a link when its path lies elsewhere)."""
+    if _inside(workdir, [BOX_DIR, *BUDGET_LINKS]):
+        return ["--perms", "1777", "--dir", workdir]
+    args: list[str] = []
+    _parents(args, made, workdir)
+    return [*args, "--perms", "1777", "--dir", WORK_DIR, *_link(WORK_DIR, workdir)]
+
+
 def bwrap_args(plan: ChainPlan) -> list[str]:
-    """bubblewrap options: own namespaces, read-only system and code, private bounded tmpfs."""
+    """bubblewrap options: own namespaces, read-only system and code, one bounded disk budget."""
     args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
             "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "arena-bot"]
     if not plan.isolation.own_uid:  # unprivileged bwrap: its own user namespace, kept closed
         args += ["--unshare-user", "--disable-userns"]
     size = ["--size", str(plan.disk_mb * 2**20)] if plan.disk_mb else []
-    args += ["--proc", "/proc", "--dev", "/dev", *size, "--perms", "1777", "--tmpfs", "/dev/shm",
-             *size, "--perms", "1777", "--tmpfs", "/tmp"]
-    made = {"/tmp", "/dev", "/proc", "/dev/shm"}
+    args += ["--proc", "/proc", *_proc_mask_args(plan), *_dev_args(), *_budget_args(size)]
+    made = {"/proc", "/dev", BOX_DIR, "/var", *BUDGET_LINKS}
     for system_dir in SYSTEM_DIRS:
         if os.path.isdir(system_dir):
             args += ["--ro-bind", system_dir, system_dir]
@@ -237,8 +345,9 @@ def bwrap_args(plan: ChainPlan) -> list[str]:
     if plan.workdir in plan.writable:
         args += ["--chdir", plan.workdir]
     elif plan.workdir:
-        _parents(args, made, plan.workdir)
-        args += [*size, "--perms", "1777", "--tmpfs", plan.workdir, "--chdir", plan.workdir]
+        args += [*_workdir_args(plan.workdir, made), "--chdir", plan.workdir]
+    if plan.filter_fd >= 0:
+        args += ["--seccomp", str(plan.filter_fd)]  # loaded last, just before bwrap execs the chain
     return [*args, "--remount-ro", "/"]  # the sandbox's own root stays as built: no unbounded tmpfs
 
 
@@ -255,6 +364,8 @@ def launcher_argv(plan: ChainPlan) -> list[str]:
         argv = ["prlimit", *plan.limit_args, "--", *argv]
     if plan.uid is not None:
         argv = [*drop_args(plan.uid), *argv]
+        if plan.isolation.mode == Sandbox.UID and plan.filter_fd >= 0:
+            argv = [*filter_args(plan.filter_fd), *argv]  # still root: it can load the filter
         if plan.isolation.mode == Sandbox.UID and shutil.which("unshare"):
             # No bwrap, but root: the kernel's namespaces still take the network and SysV IPC away.
             argv = ["unshare", "--net", "--ipc", "--uts", "--", *argv]
@@ -272,3 +383,28 @@ def launcher_argv(plan: ChainPlan) -> list[str]:
         joins_sh = " && ".join(f'echo $$ > {shlex.quote(f)}' for f in plan.procs_files)
         argv = ["sh", "-c", f'{joins_sh} && exec "$@"', "sh", *argv]
     return argv
+
+
+@contextmanager
+def launch_chain(plan: ChainPlan) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+    """The chain's argv and the descriptors to pass it (Popen's pass_fds), open while it starts.
+
+    The system-call filter and bwrap's /proc stand-ins wait in anonymous files whose
+    descriptors every exec of the chain keeps (none closes inherited descriptors) until bwrap
+    or filterexec.py reads and closes them; the arena's copies are closed when the block ends.
+    """
+    fds: list[int] = []
+    try:
+        if plan.isolation.syscall_filter and plan.isolation.mode != Sandbox.NONE:
+            fds.append(_data_fd(seccomp.program_bytes()))
+            plan = replace(plan, filter_fd=fds[-1])
+        if plan.isolation.mode == Sandbox.BWRAP:
+            masks = []
+            for dest, data in procmask.masks():
+                fds.append(_data_fd(data))
+                masks.append((fds[-1], dest))
+            plan = replace(plan, mask_fds=tuple(masks))
+        yield launcher_argv(plan), tuple(fds)
+    finally:
+        for fd in fds:
+            os.close(fd)

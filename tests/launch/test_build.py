@@ -44,10 +44,11 @@ def test_a_c_bot_is_built_and_comes_back_as_a_tar(isolation: object) -> None:
 def test_nothing_of_the_host_is_writable_or_readable_beyond_the_system(isolation: object, tmp_path) -> None:
     secret = tmp_path / "secret"
     secret.write_text("the organiser's")
-    probe = (f"cat {secret}; touch {tmp_path}/planted; touch /usr/planted; ls /root; "
+    probe = (f"cat {secret}; touch {tmp_path}/planted; touch /usr/planted; ls /root; grep Seccomp: /proc/self/status; "
              "python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), timeout=2)'; true")
     run = run_build(probe, tar_of({"a": b"x"}), isolation, BuildLimits(timeout_s=30))
     assert run.ok
+    assert "Seccomp:\t2" in run.log  # behind the system-call filter
     assert "the organiser's" not in run.log and "No such file" in run.log
     assert not (tmp_path / "planted").exists() and not os.path.exists("/usr/planted")
     assert "Network is unreachable" in run.log or "Errno" in run.log

@@ -443,6 +443,8 @@ def test_the_compiler_runs_as_a_bot_uid_with_an_empty_environment(tmp_path: Path
         env = dict(line.split("=", 1) for line in run_compiler(["env"], build, isolation).stdout.splitlines())
         assert env == {**COMPILE_ENV, "PWD": str(build)}  # PWD: set by the chain's own sh
         uid = int(run_compiler(["id", "-u"], build, isolation).stdout)
+        status = run_compiler(["grep", "Seccomp:", "/proc/self/status"], build, isolation).stdout
+        assert status.split() == ["Seccomp:", "0" if mode == Sandbox.NONE else "2"], status  # the filter
         assert uid not in (0, os.geteuid()) if isolation.own_uid else uid == os.geteuid()
         assert isolation.own_uid == (mode != Sandbox.NONE and os.geteuid() == 0)
         peek = run_compiler(["cat", str(kept)], build, isolation)
