@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
+from arena.launch.sandbox import MachineError
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats import first_round_counts, plan_for
@@ -189,6 +190,8 @@ def run_guarded(config: TournamentConfig, options: RunOptions, what: str,
         return EXIT_OK, coordinator, coordinator.run()
     except TournamentError as exc:
         say(f"{what}: {exc}")
+    except MachineError as exc:  # out of processes before any worker started: nobody's fault
+        say(f"{what}: {exc}; the results so far are kept (--resume continues)")
     except StoreError as exc:  # the store turned unwritable or unreadable during the run
         text = write_failure(str(exc), exc) if isinstance(exc, StoreWriteError) else str(exc)
         say(f"{what}: {text}")

@@ -45,6 +45,7 @@ from arena.tournament.worker import LOG_SUFFIX, MatchRecord, RunnerPlan
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3  # a match whose worker died (or hit an arena error) this often stops the run
+RETRY_BACKOFF_S = 0.5  # before a failed match is played again; doubled at each further attempt
 WAIT_S = 0.5
 
 
@@ -217,12 +218,20 @@ class Coordinator:
         graceful = False
         inflight: dict[str, MatchTask] = {}
         attempts: Counter[str] = Counter()
+        backing_off: list[tuple[float, MatchTask]] = []  # re-queued matches and when they may go again
         try:
             while True:
+                now = time.monotonic()
+                for due in [entry for entry in backing_off if entry[0] <= now]:
+                    backing_off.remove(due)
+                    pending.appendleft(due[1])
                 if self.plan.dynamic and not self._decided():
                     self._next_rounds(pending, inflight)
                 if not (pending or inflight):
-                    break
+                    if not backing_off:
+                        break
+                    time.sleep(max(0.0, min(at for at, _ in backing_off) - now))
+                    continue
                 if pending and self._decided():
                     pending = self._pairs_to_finish(pending, inflight)
                 while pending and len(inflight) < executor.capacity:
@@ -253,7 +262,8 @@ class Coordinator:
                     log.warning("match %s is re-queued: %s", task.match, problem)
                     if outcome.error:
                         log.debug("%s", outcome.error)
-                    pending.appendleft(task)
+                    # Back off: a machine short of processes or memory may recover meanwhile.
+                    backing_off.append((time.monotonic() + RETRY_BACKOFF_S * 2 ** (attempts[task.match] - 1), task))
             graceful = True
         except StoreWriteError as exc:  # a row or a log the coordinator could not write (forfeits included)
             raise TournamentError(write_failure(str(exc), exc)) from None
