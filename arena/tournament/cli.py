@@ -12,6 +12,7 @@ from typing import Any
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
 from arena.launch.sandbox import MachineError
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament.dirlock import DirectoryInUse, lock_directory
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats import first_round_counts, plan_for
 from arena.tournament.report import STANDINGS_MD, terminal, write_reports
@@ -238,7 +239,10 @@ def cmd_standings(args: argparse.Namespace) -> int:
     except (TournamentError, StoreError) as exc:
         raise CliError(str(exc)) from None
     try:
-        write_reports(args.dir, standings)
+        with lock_directory(args.dir):
+            write_reports(args.dir, standings)
+    except DirectoryInUse as exc:  # the run writes the reports itself when it ends
+        print(f"arena standings: {exc}: its reports are left to it", file=sys.stderr)
     except OSError as exc:
         where = exc.filename or args.dir
         print(f"arena standings: error: cannot write {where}: {exc.strerror}", file=sys.stderr)

@@ -3,7 +3,8 @@
 Only the coordinator writes the store, one row per finished match, in the order results
 arrive. It hands out matches a few at a time, so disqualifying a bot stops its matches
 from being played; re-queues matches whose worker died; and on `--resume` plays only
-the scheduled matches that have no row.
+the scheduled matches that have no row. One coordinator writes a directory at a time
+(arena/tournament/dirlock.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from arena.games import get_game
 from arena.launch.sandbox import Sandbox, announce, resolve_sandbox
 from arena.outcomes import FAILURES
 from arena.tournament.config import TournamentConfig, config_changes, default_concurrency
+from arena.tournament.dirlock import lock_directory
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats import plan_for
 from arena.tournament.local import LocalExecutor, Outcome
@@ -168,7 +170,14 @@ class Coordinator:
         self.out = options.out
         self.game = get_game(config.game)
         self.plan = plan_for(config)
-        self.store = open_store(config, self.out, options.resume, self.plan.total())
+        # One writer per directory, before anything in it is read or written: a second run (a
+        # --resume started while the first still plays) would truncate the first one's logs.
+        self.lock = lock_directory(self.out)
+        try:
+            self.store = open_store(config, self.out, options.resume, self.plan.total())
+        except BaseException:
+            self.lock.release()
+            raise
         self.results = {record.match: record for record in self.store.records("ord")}
         self.done = set(self.results)
         self.schedule = self.plan.tasks(self.results)  # knockout, Swiss: grows as rounds are decided
@@ -177,7 +186,7 @@ class Coordinator:
             try:
                 results_key(self.out, create=not self.done)
             except KeyFileError as exc:
-                self.store.close()
+                self.close()
                 raise TournamentError(str(exc)) from None
         self.book = StrikeBook(config.strikes, len(config.bots))
         self.failures = 0
@@ -381,8 +390,9 @@ class Coordinator:
         return compute(self.store.meta(), self.store.records("ord"), self.store.records("rowid"))
 
     def close(self) -> None:
-        """Close the store."""
+        """Close the store and let another writer have the directory."""
         self.store.close()
+        self.lock.release()
 
 
 def load_standings(directory: str | os.PathLike[str]) -> Standings:
