@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -21,10 +21,11 @@ from tests.cli.test_cli import arena
 from tests.helpers import FIXTURES, ROOT
 from tests.tournament.helpers import rows_in, write_config
 
+Holder = tuple[subprocess.Popen[str], Path]  # a process holding a directory's lock, and the directory
 PACED = f"exec:{sys.executable} {FIXTURES / 'badbot.py'} paced"  # a few ms a move: the series lasts
 
 
-def wait_for(check, timeout: float, what: str):  # type: ignore[no-untyped-def]
+def wait_for(check: Callable[[], object], timeout: float, what: str) -> object:
     """Poll check() until it returns something true."""
     deadline = time.monotonic() + timeout
     while not (value := check()):
@@ -35,7 +36,7 @@ def wait_for(check, timeout: float, what: str):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def holder(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+def holder(tmp_path: Path) -> Iterator[Holder]:
     """Another process holding the lock of tmp_path/dir (as a writer of it would)."""
     directory = tmp_path / "dir"
     process = subprocess.Popen(
@@ -83,7 +84,7 @@ def test_a_second_series_on_a_directory_in_use_is_refused_and_harms_nothing(tmp_
     assert writer_of(out) is None and (out / LOCK_FILE).read_text() == ""
 
 
-def test_a_tournament_on_a_directory_in_use_touches_nothing(tmp_path: Path, holder) -> None:  # type: ignore[no-untyped-def]
+def test_a_tournament_on_a_directory_in_use_touches_nothing(tmp_path: Path, holder: Holder) -> None:
     process, directory = holder
     config = write_config(tmp_path / "t.toml", {"name": "t", "game": "blocking", "bots": ["random", "sequential"],
                                                 "setups": {"fixed": {"rows": 4, "cols": 4}}})
@@ -93,7 +94,7 @@ def test_a_tournament_on_a_directory_in_use_touches_nothing(tmp_path: Path, hold
     assert sorted(p.name for p in directory.iterdir()) == [LOCK_FILE]  # no store, no key, no logs
 
 
-def test_the_holder_is_named_by_the_kernel_and_a_dead_ones_lock_is_taken_over(tmp_path: Path, holder) -> None:  # type: ignore[no-untyped-def]
+def test_the_holder_is_named_by_the_kernel_and_a_dead_ones_lock_is_taken_over(holder: Holder) -> None:
     process, directory = holder
     lock_file = directory / LOCK_FILE
     assert lock_file.read_text() == f"{process.pid}\n"
