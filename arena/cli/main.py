@@ -251,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         print(f"arena {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except MachineError as exc:  # e.g. no process left to probe the sandbox with: the machine's, not the input's
+        print(f"arena {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
         return 130

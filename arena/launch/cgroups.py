@@ -186,6 +186,10 @@ class BotCgroup:
         if self._freeze_fd < 0 and "freezer" in v1:
             self._freeze_fd = _open(v1["freezer"] / "freezer.state", os.O_WRONLY)
 
+
+        # v2 pids: the ancestors' refusals so far, so that only those from the bot's time count.
+        self._above_base = _ancestor_refusals(v2) if v2 is not None and "pids" not in v1 else 0
+
     @classmethod
     def create(cls, limits: CgroupLimits | None = None) -> BotCgroup | None:
         """Fresh cgroups with the limits applied, or None where no hierarchy is writable."""
@@ -324,14 +328,28 @@ class BotCgroup:
                 continue
         return set()
 
-    def limit_hit(self) -> str:
-        """Which limit stopped a request of the bot ("" when none did)."""
+    def fork_refusals(self) -> tuple[int, int]:
+        """Forks of the bot refused so far: (by its own limit, by a limit above its cgroup: the machine's).
+
+        A limit above (a container's pids limit, a systemd slice's TasksMax) refuses the bot's
+        forks too, and the kernel counts them in the bot's cgroup alike: in v1 `pids.events`
+        counts every refused fork of the cgroup's processes, whichever limit refused it. The
+        bot's own limit did it only if its cgroup ever reached that limit (`pids.peak`). In v2
+        `pids.events.local` counts only the refusals of this cgroup's own limit (Linux 6.13+,
+        unless mounted with pids_localevents); those from above show in the ancestors' files.
+        """
         if "pids" in self.v1:
-            hits = _read_key(self.v1["pids"] / "pids.events", "max")
-        elif self.v2 is not None:
-            hits = _read_key(self.v2 / "pids.events", "max")
-        else:
-            hits = 0
+            return _split_refusals(self.v1["pids"], _read_key(self.v1["pids"] / "pids.events", "max"))
+        if self.v2 is None or not (self.v2 / "pids.max").exists():
+            return 0, 0
+        local = self.v2 / "pids.events.local"
+        if local.exists() and not _v2_local_events():
+            return _read_key(local, "max"), max(0, _ancestor_refusals(self.v2) - self._above_base)
+        return _split_refusals(self.v2, _read_key(self.v2 / "pids.events", "max"))
+
+    def limit_hit(self) -> str:
+        """Which of the bot's own limits stopped a request of the bot ("" when none did)."""
+        hits, _ = self.fork_refusals()
         if hits:
             return f"its process limit ({self.limits.processes} processes) refused {hits} fork(s)"
         if "memory" in self.v1:
@@ -401,6 +419,42 @@ def _pwrite(fd: int, value: bytes) -> bool:
     except OSError as exc:
         log.debug("cannot write %r to a cgroup file: %s", value, exc)
         return False
+
+
+def _split_refusals(directory: Path, refused: int) -> tuple[int, int]:
+    """(own, from above) of forks refused in a cgroup whose counter does not say which limit refused them."""
+    if not refused:
+        return 0, 0
+    limit = _file_int(directory / "pids.max")  # "max" (no limit) reads as 0
+    peak_file = directory / "pids.peak"  # the most it ever held; older kernels: only the count now
+    peak = _file_int(peak_file if peak_file.exists() else directory / "pids.current")
+    if limit and peak >= limit:
+        return refused, 0
+    return 0, refused
+
+
+def _ancestor_refusals(directory: Path) -> int:
+    """Forks refused by the limits of directory's v2 ancestors (their pids.events.local), in all."""
+    total = 0
+    for parent in directory.parents:
+        if not (parent / "pids.events.local").exists():  # the root has no pids files: the top is reached
+            break
+        total += _read_key(parent / "pids.events.local", "max")
+    return total
+
+
+@cache
+def _v2_local_events() -> bool:
+    """True when cgroup2 is mounted with pids_localevents (its pids.events then count like v1's)."""
+    try:
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            _, _, rest = line.partition(" - ")
+            kind, _, options = (rest.split(" ") + ["", "", ""])[:3]
+            if kind == "cgroup2" and "pids_localevents" in options.split(","):
+                return True
+    except OSError:
+        pass
+    return False
 
 
 def _file_int(path: Path) -> int:

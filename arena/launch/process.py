@@ -29,6 +29,7 @@ from arena.launch.launcher import BOT_DIR_PREFIX
 from arena.launch.sandbox import (
     ChainPlan,
     Isolation,
+    MachineError,
     Sandbox,
     launch_chain,
     own_files_dir,
@@ -53,10 +54,6 @@ _MACHINE_ERRNOS = (errno.EAGAIN, errno.ENOMEM)
 
 class LaunchError(RuntimeError):
     """A bot process could not be started at all."""
-
-
-class MachineError(RuntimeError):
-    """The machine refused to start a bot (no processes, memory or uids left): never a bot's fault."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +189,8 @@ class BotProcess:
         self.cgroup: BotCgroup | None = None
         self.lease: uids.UidLease | None = None
         self.limit_note = ""  # which cgroup limit stopped the bot, kept after the cgroup is gone
+        self._refusals = (0, 0)  # fork_refusals(), kept after the cgroup is gone
+        self._above_seen = 0  # refusals from above already answered for (machine_refusals)
         self.mark = secrets.token_hex(8)
         self.stdio = stdio  # protocol on stdin/stdout (JSON lines); output captures stderr only
         self.stdin_fd = -1
@@ -304,6 +303,7 @@ class BotProcess:
         """Give back what _prepare took: cgroups, uid, work directory."""
         if self.cgroup is not None:
             self.limit_note = self.cgroup.limit_hit()
+            self._refusals = self.cgroup.fork_refusals()
             self.cgroup.remove()
             self.cgroup = None
         if self.lease is not None:
@@ -388,6 +388,16 @@ class BotProcess:
         """Let a frozen bot run again."""
         if self.cgroup is not None:
             self.cgroup.thaw()
+
+    def fork_refusals(self) -> tuple[int, int]:
+        """Forks of the bot refused so far: (by its own process limit, by a limit above it)."""
+        return self.cgroup.fork_refusals() if self.cgroup is not None else self._refusals
+
+    def machine_refusals(self) -> int:
+        """Forks of the bot refused by a limit above its own since the last call: the machine's doing."""
+        _, above = self.fork_refusals()
+        new, self._above_seen = above - self._above_seen, above
+        return max(0, new)
 
     def cpu_ms(self) -> float:
         """CPU time used so far by the bot's whole process tree, in milliseconds."""

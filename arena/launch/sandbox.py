@@ -10,11 +10,13 @@ launcher) stays outside as the arena's user, `setpriv` arms the parent-death sig
 
 from __future__ import annotations
 
+import errno
 import os
 import shlex
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -40,6 +42,15 @@ FILTER_EXEC = Path(__file__).with_name("filterexec.py")
 
 class SandboxError(RuntimeError):
     """The requested sandbox cannot be used on this machine."""
+
+
+class MachineError(RuntimeError):
+    """The machine refused to start a bot (no processes, memory or uids left): never a bot's fault."""
+
+
+PROBE_RETRIES = 5  # tries of the bwrap probe while the machine refuses it a process, with back-off
+# What a program prints when the machine refuses it a process or memory (EAGAIN, ENOMEM).
+MACHINE_REFUSALS = tuple(os.strerror(code) for code in (errno.EAGAIN, errno.ENOMEM))
 
 
 class Sandbox(StrEnum):
@@ -73,14 +84,23 @@ def bwrap_works() -> str:
         return "bubblewrap is not installed (apt-get install bubblewrap)"
     probe = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc",
              "--dev", "/dev", "true"]
-    try:
-        done = subprocess.run(probe, capture_output=True, text=True, timeout=20, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"bwrap cannot start: {exc}"
-    if done.returncode != 0:
-        lines = done.stderr.strip().splitlines()
-        return f"bwrap cannot create namespaces here: {lines[-1] if lines else done.returncode}"
-    return ""
+    # A machine out of processes (a pids limit above the arena's) is no answer about bwrap: taken
+    # for one, `auto` would fall back to a weaker sandbox. It is retried, then MachineError.
+    for attempt in range(PROBE_RETRIES):
+        try:
+            done = subprocess.run(probe, capture_output=True, text=True, timeout=20, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            why = f"bwrap cannot start: {exc}"
+        else:
+            if done.returncode == 0:
+                return ""
+            lines = done.stderr.strip().splitlines()
+            why = f"bwrap cannot create namespaces here: {lines[-1] if lines else done.returncode}"
+        if not any(refusal in why for refusal in MACHINE_REFUSALS):
+            return why
+        if attempt < PROBE_RETRIES - 1:
+            time.sleep(0.05 * 2**attempt)
+    raise MachineError(f"the machine refused bwrap a process ({why}) after {PROBE_RETRIES} tries")
 
 
 def unreachable(path: str) -> str:

@@ -23,7 +23,7 @@ from arena.match.referee import MatchResult, Player, Referee
 from arena.match.stdio import StdioPeer
 from arena.match.trace import Tracer
 from arena.match.transport import Transport
-from arena.outcomes import REPLACE_REASONS
+from arena.outcomes import FAILURES, REPLACE_REASONS
 from protocol.messages import bye_message
 
 log = logging.getLogger(__name__)
@@ -106,8 +106,18 @@ def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> N
 
 
 def referee_match(referee: Referee) -> tuple[MatchResult, list[bool]]:
-    """Run the referee; kill a hung or hostile offender at once. Returns the result and which bots may play on."""
+    """Run the referee; kill a hung or hostile offender at once. Returns the result and which bots may play on.
+
+    MachineError instead of a result when the machine may have caused a bot's failure: a
+    process limit above the bot's own (a container's pids limit, a systemd slice's
+    TasksMax) refused forks of the failed bot during the match, its launch included.
+    """
     result = referee.run()
+    refused = [player.process.machine_refusals() if player.process is not None else 0 for player in referee.players]
+    if result.offender is not None and result.reason in FAILURES and refused[result.offender]:
+        raise MachineError(f"a process limit above the arena's (a container's pids limit, a systemd slice's "
+                           f"TasksMax) refused {refused[result.offender]} fork(s) of "
+                           f"{referee.players[result.offender].name}, which then failed ({result.reason})")
     keep = [True] * len(referee.players)
     if result.offender is not None and result.reason in REPLACE_REASONS:
         keep[result.offender] = False
@@ -128,8 +138,8 @@ def log_outputs(writer: LogWriter | NullLog, players: list[Player], marks: list[
 def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None = None) -> MatchResult:
     """Launch the bots, referee the match, stop every process; the result is always returned.
 
-    Only a machine that refuses to start a bot (MachineError) ends it without a result; then
-    no log is left behind either.
+    Only the machine (MachineError: it refused to start a bot, or refused a failed bot's forks
+    from above) ends it without a result; then no log is left behind either.
     """
     hub = Hub()
     players: list[Player] = []
@@ -142,19 +152,25 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
         raise
     writer: LogWriter | NullLog = LogWriter(plan.log_path, plan.log_key) if plan.log_path else NullLog()
     tracer: Tracer | None = None
+    refused = False
     try:
         tracer = Tracer(plan.trace_path) if plan.trace_path else None
         referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
                           plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply, tracer=tracer,
                           ponder=plan.ponder)
         result, _ = referee_match(referee)
+    except MachineError:
+        refused = True
+        raise
     finally:
-        shutdown(hub, players, BYE_GRACE_S)
+        shutdown(hub, players, 0.0 if refused else BYE_GRACE_S)
         log_outputs(writer, players, [0] * len(players))  # after the bye: a bot's last words are kept
         writer.close()
         hub.close()
         if tracer is not None:
             tracer.close()
+        if refused and plan.log_path:  # no result, so no log of one either
+            Path(plan.log_path).unlink(missing_ok=True)
     return result
 
 

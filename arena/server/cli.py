@@ -76,8 +76,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from arena.server.app import create_app
     from arena.server.auth import AuthError
+    from arena.server.contest import check_private
     from arena.server.db import DatabaseError
     from arena.tournament.config import ConfigError
+    from arena.tournament.dirlock import DirectoryInUse, lock_directory
 
     config = _config(args.config, args.insecure)
     if args.scheduler and args.executor != "dask":
@@ -86,6 +88,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                              ("executor", args.executor), ("scheduler", args.scheduler))
                if value is not None}
     config = dataclasses.replace(config, **changes)
+    try:  # one server per state directory, before anything in it is opened; held while serving
+        check_private(config)  # (before the lock creates the directory)
+        lock = lock_directory(config.directory)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    except DirectoryInUse as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        raise CliError(f"cannot use the state directory {config.directory}: {exc.strerror}") from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         app = create_app(config)
@@ -93,8 +104,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     print(f"arena serve: {config.tournament.name} ({config.game}) on http://{config.host}:{config.port}/ — "
           f"state in {config.directory}, admin token in {config.admin_token_file}", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=config.host, port=config.port, log_level="info", proxy_headers=True,
-                timeout_graceful_shutdown=5)
+    with lock:
+        uvicorn.run(app, host=config.host, port=config.port, log_level="info", proxy_headers=True,
+                    timeout_graceful_shutdown=5)
     return EXIT_OK
 
 

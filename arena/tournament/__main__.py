@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import sys
 
-from arena.argtypes import EXIT_USAGE, CliError, Parser
+from arena.argtypes import EXIT_FAILED, EXIT_USAGE, CliError, Parser
+from arena.launch.sandbox import MachineError
 from arena.tournament.cli import add_verify, register
 
 
@@ -24,6 +25,9 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         print(f"arena {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except MachineError as exc:
+        print(f"arena {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

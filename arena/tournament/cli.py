@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
+from arena.launch.sandbox import MachineError
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament.dirlock import DirectoryInUse, lock_directory
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats import first_round_counts, plan_for
 from arena.tournament.report import STANDINGS_MD, terminal, write_reports
@@ -189,6 +191,8 @@ def run_guarded(config: TournamentConfig, options: RunOptions, what: str,
         return EXIT_OK, coordinator, coordinator.run()
     except TournamentError as exc:
         say(f"{what}: {exc}")
+    except MachineError as exc:  # out of processes before any worker started: nobody's fault
+        say(f"{what}: {exc}; the results so far are kept (--resume continues)")
     except StoreError as exc:  # the store turned unwritable or unreadable during the run
         text = write_failure(str(exc), exc) if isinstance(exc, StoreWriteError) else str(exc)
         say(f"{what}: {text}")
@@ -235,7 +239,10 @@ def cmd_standings(args: argparse.Namespace) -> int:
     except (TournamentError, StoreError) as exc:
         raise CliError(str(exc)) from None
     try:
-        write_reports(args.dir, standings)
+        with lock_directory(args.dir):
+            write_reports(args.dir, standings)
+    except DirectoryInUse as exc:  # the run writes the reports itself when it ends
+        print(f"arena standings: {exc}: its reports are left to it", file=sys.stderr)
     except OSError as exc:
         where = exc.filename or args.dir
         print(f"arena standings: error: cannot write {where}: {exc.strerror}", file=sys.stderr)

@@ -3,7 +3,8 @@
 Only the coordinator writes the store, one row per finished match, in the order results
 arrive. It hands out matches a few at a time, so disqualifying a bot stops its matches
 from being played; re-queues matches whose worker died; and on `--resume` plays only
-the scheduled matches that have no row.
+the scheduled matches that have no row. One coordinator writes a directory at a time
+(arena/tournament/dirlock.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from arena.games import get_game
 from arena.launch.sandbox import Sandbox, announce, resolve_sandbox
 from arena.outcomes import FAILURES
 from arena.tournament.config import TournamentConfig, config_changes, default_concurrency
+from arena.tournament.dirlock import lock_directory
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats import plan_for
 from arena.tournament.local import LocalExecutor, Outcome
@@ -45,6 +47,7 @@ from arena.tournament.worker import LOG_SUFFIX, MatchRecord, RunnerPlan
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3  # a match whose worker died (or hit an arena error) this often stops the run
+RETRY_BACKOFF_S = 0.5  # before a failed match is played again; doubled at each further attempt
 WAIT_S = 0.5
 
 
@@ -168,7 +171,14 @@ class Coordinator:
         self.out = options.out
         self.game = get_game(config.game)
         self.plan = plan_for(config)
-        self.store = open_store(config, self.out, options.resume, self.plan.total())
+        # One writer per directory, before anything in it is read or written: a second run (a
+        # --resume started while the first still plays) would truncate the first one's logs.
+        self.lock = lock_directory(self.out)
+        try:
+            self.store = open_store(config, self.out, options.resume, self.plan.total())
+        except BaseException:
+            self.lock.release()
+            raise
         self.results = {record.match: record for record in self.store.records("ord")}
         self.done = set(self.results)
         self.schedule = self.plan.tasks(self.results)  # knockout, Swiss: grows as rounds are decided
@@ -177,7 +187,7 @@ class Coordinator:
             try:
                 results_key(self.out, create=not self.done)
             except KeyFileError as exc:
-                self.store.close()
+                self.close()
                 raise TournamentError(str(exc)) from None
         self.book = StrikeBook(config.strikes, len(config.bots))
         self.failures = 0
@@ -218,12 +228,20 @@ class Coordinator:
         graceful = False
         inflight: dict[str, MatchTask] = {}
         attempts: Counter[str] = Counter()
+        backing_off: list[tuple[float, MatchTask]] = []  # re-queued matches and when they may go again
         try:
             while True:
+                now = time.monotonic()
+                for due in [entry for entry in backing_off if entry[0] <= now]:
+                    backing_off.remove(due)
+                    pending.appendleft(due[1])
                 if self.plan.dynamic and not self._decided():
                     self._next_rounds(pending, inflight)
                 if not (pending or inflight):
-                    break
+                    if not backing_off:
+                        break
+                    time.sleep(max(0.0, min(at for at, _ in backing_off) - now))
+                    continue
                 if pending and self._decided():
                     pending = self._pairs_to_finish(pending, inflight)
                 while pending and len(inflight) < executor.capacity:
@@ -254,7 +272,8 @@ class Coordinator:
                     log.warning("match %s is re-queued: %s", task.match, problem)
                     if outcome.error:
                         log.debug("%s", outcome.error)
-                    pending.appendleft(task)
+                    # Back off: a machine short of processes or memory may recover meanwhile.
+                    backing_off.append((time.monotonic() + RETRY_BACKOFF_S * 2 ** (attempts[task.match] - 1), task))
             graceful = True
         except StoreWriteError as exc:  # a row or a log the coordinator could not write (forfeits included)
             raise TournamentError(write_failure(str(exc), exc)) from None
@@ -372,8 +391,9 @@ class Coordinator:
         return compute(self.store.meta(), self.store.records("ord"), self.store.records("rowid"))
 
     def close(self) -> None:
-        """Close the store."""
+        """Close the store and let another writer have the directory."""
         self.store.close()
+        self.lock.release()
 
 
 def load_standings(directory: str | os.PathLike[str]) -> Standings:

@@ -31,6 +31,7 @@ from arena.logs.replay import verify as resimulate
 from arena.logs.signing import KEY_FILE, KeyFileError, check_signature, results_key
 from arena.outcomes import FORFEIT
 from arena.tournament.config import StrikeRule
+from arena.tournament.dirlock import in_use_note
 from arena.tournament.formats import plan_of
 from arena.tournament.report import (
     MATCHES_CSV,
@@ -228,6 +229,9 @@ class _Verifier:
 
     def run(self) -> Report:
         store = self._open()
+        busy = in_use_note(self.dir)
+        if busy:
+            self.problem(busy)
         try:
             meta = store.meta()
             if not meta:

@@ -28,7 +28,7 @@ from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.launch import launcher
 from arena.launch.botspec import BotKind, BotSpec
-from arena.launch.process import Limits
+from arena.launch.process import Limits, MachineError
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
 from arena.match.hub import Hub, Peer
@@ -264,6 +264,11 @@ class MatchRunner:
                               self.plan.clock, task.match, writer, tracer=self.tracer, ponder=self.plan.ponder)
             result, keep = referee_match(referee)
             log_outputs(writer, players, marks)
+        except MachineError:  # no result: no log of it either (a retry or --resume writes one)
+            writer.close()
+            if path is not None:
+                path.unlink(missing_ok=True)
+            raise
         finally:
             writer.close()
             self.pool.release([(task.bots[seat], player, keep[seat]) for seat, player in enumerate(players)])
