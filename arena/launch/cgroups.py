@@ -276,6 +276,12 @@ class BotCgroup:
         if self._freeze_fd >= 0 and self.frozen:
             self.frozen = not _pwrite(self._freeze_fd, b"THAWED" if self._events_fd < 0 else b"0")
 
+    def ever_ran(self) -> bool:
+        """True once any process has run in the cgroup (its CPU time, or the most processes it held)."""
+        if self.cpu_ms() > 0:
+            return True
+        return "pids" in self.v1 and _file_int(self.v1["pids"] / "pids.peak") > 0
+
     def is_frozen(self) -> bool:
         """True once a freeze has stopped every process of the cgroup (what the kernel reports)."""
         try:

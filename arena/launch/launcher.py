@@ -20,11 +20,13 @@ with `-I -S`: a few milliseconds once per bot process, nothing per match.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import select
 import shutil
 import signal
 import sys
+import time
 
 # The launcher runs with `python -I -S` and imports nothing of the arena: these names are defined
 # here, and the modules that make these directories and cgroups import them from here.
@@ -32,6 +34,7 @@ HUB_PREFIX = "arena-hub-"  # directories of arena.match.hub.Hub ipc endpoints
 BOT_DIR_PREFIX = "arena-bot-"  # working directories made by arena.launch.process.BotProcess
 CGROUP_MOUNTS = ("/sys/fs/cgroup/unified", "/sys/fs/cgroup")
 EXIT_LAUNCH_FAILED = 127
+FORK_TRIES = 5  # while the machine refuses a process (EAGAIN, ENOMEM), with back-off
 PR_SET_PDEATHSIG = 1
 
 
@@ -104,6 +107,23 @@ def _mirror(status: int) -> None:
     os._exit(os.waitstatus_to_exitcode(status))
 
 
+def _fork() -> int:
+    """fork(), retried with back-off while the machine refuses a process; exit 127 when it never gives one.
+
+    The bot has not run yet, and its cgroups show it: the arena reads such a launch as the
+    machine's failure, not the bot's.
+    """
+    for attempt in range(FORK_TRIES):
+        try:
+            return os.fork()
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ENOMEM) or attempt == FORK_TRIES - 1:
+                print(f"arena launcher: cannot start the bot: {exc.strerror}", file=sys.stderr, flush=True)
+                os._exit(EXIT_LAUNCH_FAILED)
+            time.sleep(0.05 * 2**attempt)
+    os._exit(EXIT_LAUNCH_FAILED)
+
+
 def _parse(argv: list[str]) -> tuple[int, str, list[str], list[str]]:
     """PARENT_PID, CPUS, the cgroup.procs files to join, and the bot's command."""
     joins = []
@@ -131,7 +151,7 @@ def main(argv: list[str]) -> None:
     if cpus != "-":
         # Pinned before the fork, so the bot and its children inherit the set.
         os.sched_setaffinity(0, {int(c) for c in cpus.split(",")})
-    child = os.fork()
+    child = _fork()
     if child == 0:
         os.close(parent_fd)
         _death_signal(signal.SIGKILL)  # the bot dies with this launcher, however it dies

@@ -191,6 +191,7 @@ class BotProcess:
         self.limit_note = ""  # which cgroup limit stopped the bot, kept after the cgroup is gone
         self._refusals = (0, 0)  # fork_refusals(), kept after the cgroup is gone
         self._above_seen = 0  # refusals from above already answered for (machine_refusals)
+        self._ran: bool | None = None  # whether the bot ever ran in its cgroups, kept after they are gone
         self.mark = secrets.token_hex(8)
         self.stdio = stdio  # protocol on stdin/stdout (JSON lines); output captures stderr only
         self.stdin_fd = -1
@@ -304,6 +305,7 @@ class BotProcess:
         if self.cgroup is not None:
             self.limit_note = self.cgroup.limit_hit()
             self._refusals = self.cgroup.fork_refusals()
+            self._ran = self.cgroup.ever_ran()
             self.cgroup.remove()
             self.cgroup = None
         if self.lease is not None:
@@ -392,6 +394,16 @@ class BotProcess:
     def fork_refusals(self) -> tuple[int, int]:
         """Forks of the bot refused so far: (by its own process limit, by a limit above it)."""
         return self.cgroup.fork_refusals() if self.cgroup is not None else self._refusals
+
+    def never_ran(self) -> bool:
+        """True when the launch chain failed before the bot's program ran: its cgroups never held a process.
+
+        Only the chain's own steps come before the join (a fork the machine refused, say): such
+        a failure is never the bot's. False where there are no cgroups to tell.
+        """
+        if self.cgroup is not None:
+            return self.proc is not None and self.poll() is not None and not self.cgroup.ever_ran()
+        return self._ran is False
 
     def machine_refusals(self) -> int:
         """Forks of the bot refused by a limit above its own since the last call: the machine's doing."""

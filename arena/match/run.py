@@ -118,6 +118,10 @@ def referee_match(referee: Referee) -> tuple[MatchResult, list[bool]]:
         raise MachineError(f"a process limit above the arena's (a container's pids limit, a systemd slice's "
                            f"TasksMax) refused {refused[result.offender]} fork(s) of "
                            f"{referee.players[result.offender].name}, which then failed ({result.reason})")
+    failed = referee.players[result.offender].process if result.offender is not None else None
+    if failed is not None and result.reason in FAILURES and failed.never_ran():
+        raise MachineError(f"the launch of {referee.players[result.offender].name} failed before the bot ran "
+                           f"({result.detail})")
     keep = [True] * len(referee.players)
     if result.offender is not None and result.reason in REPLACE_REASONS:
         keep[result.offender] = False
