@@ -4,11 +4,11 @@ Why a copy and not a bind of the folder itself: a bind mount's source is named, 
 file system, in the bot's /proc/self/mountinfo, which would tell it where the organiser keeps the
 entrants (and their names); and in `uid` mode, with no mount namespace, a folder under a closed
 directory (/root, `mktemp -d`) is out of the bot's reach. The copy is made once per arena process
-and folder state (files, sizes, times), kept in a private store, and each bot process gets a view
-of it of its own: fresh directories with hard links to the store's files, under a gate directory
-that only that process's uid may pass (`uid` mode, where bots see the host's file system), or
-bind-mounted at NEUTRAL_DIR (`bwrap`). Files the bot's uid could not read on the host are left
-out; symbolic links are copied as links (never followed by the copy, which may run as root).
+and folder state (files, sizes, times), kept in a store closed to everyone else, and shared by
+the processes of that bot: `bwrap` binds it at NEUTRAL_DIR; in `uid` mode, where bots see the
+host's file system, each process gets a view of it (fresh folders, hard links to the copy's
+files) behind a gate that only its own uid may pass. Files the bot's uid could not read on the
+host are left out; links are copied as links (never followed by the copy, which may run as root).
 """
 
 from __future__ import annotations
@@ -126,8 +126,18 @@ def scan(folder: str, others: bool) -> tuple[int, list[Entry]]:
     return mode, entries
 
 
+@dataclass
+class _Copy:
+    """One copy of one state of a folder, and how many bot processes are shown it (views not counted)."""
+
+    folder: str
+    path: Path
+    entries: list[Entry]
+    users: int = 0
+
+
 class _Store:
-    """This process's copies of bot folders (keyed by folder and state) and the views made of them."""
+    """This process's copies of bot folders (one per folder and state) and the views made of them."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()
@@ -138,15 +148,23 @@ class _Store:
         _remove_stale(parent)
         self.base = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{self.pid}-", dir=parent))
         self.base.chmod(0o711)
-        self.copies = self.base / "copies"
-        self.copies.mkdir(mode=0o700)
-        self.current: dict[str, tuple[str, list[Entry]]] = {}  # folder -> (key, entries copied)
+        self.copies_dir = self.base / "copies"
+        self.copies_dir.mkdir(mode=0o700)  # reached by the arena only (bwrap binds a copy as root)
+        self.copies: dict[str, _Copy] = {}  # by key
+        self.current: dict[str, str] = {}  # folder -> key of its latest state
         atexit.register(self.remove)
 
     def remove(self) -> None:
         """Remove every copy and view (at exit)."""
         if os.getpid() == self.pid:
             shutil.rmtree(self.base, ignore_errors=True)
+
+    def drop(self, key: str) -> None:
+        """Remove a copy once no process uses it and a newer state of its folder replaced it."""
+        copy = self.copies.get(key)
+        if copy is not None and copy.users <= 0 and self.current.get(copy.folder) != key:
+            del self.copies[key]
+            shutil.rmtree(copy.path, ignore_errors=True)
 
 
 _store: _Store | None = None
@@ -204,8 +222,8 @@ def _copy_file(src_dir: int, dst_dir: int, name: str, entry: Entry) -> bool:
     return True
 
 
-def _copy(folder: str, entries: list[Entry], target: Path) -> list[Entry]:
-    """Copy the scanned entries into target; the ones actually copied."""
+def _copy(folder: str, mode: int, entries: list[Entry], target: Path) -> list[Entry]:
+    """Copy the scanned entries into target, with the host's modes; the ones actually copied."""
     copied: list[Entry] = []
     target.mkdir(mode=0o700)
     fds = {"": os.open(folder, _DIR_FLAGS)}
@@ -227,7 +245,12 @@ def _copy(folder: str, entries: list[Entry], target: Path) -> list[Entry]:
                 if _copy_file(fds[parent], out[parent], name, entry):
                     copied.append(entry)
             else:
-                copied.append(entry)  # links are recreated in each view
+                os.symlink(entry.target, name, dir_fd=out[parent])
+                copied.append(entry)
+        for entry in reversed(copied):  # the modes last: a folder closed to its owner could not be filled
+            if entry.kind == "d":
+                os.chmod(out[entry.path], entry.mode)
+        os.chmod(out[""], mode)
     finally:
         for fd in (*fds.values(), *out.values()):
             os.close(fd)
@@ -245,18 +268,18 @@ def _view(copy: Path, mode: int, entries: list[Entry], view: Path) -> None:
             os.link(copy / entry.path, path)
         else:
             os.symlink(entry.target, path)
-    for entry in reversed(entries):  # the modes last: a folder closed to its owner could not be filled
+    for entry in reversed(entries):
         if entry.kind == "d":
             (view / entry.path).chmod(entry.mode)
     view.chmod(mode)
 
 
 def stage(folder: str, *, others: bool, group: int | None = None) -> str:
-    """A view of folder for one bot process (remove it with release); FolderError when it cannot be made.
+    """The path of a copy of folder for one bot process (give it back with release); FolderError if none.
 
     others: the bot runs as a uid that is nobody on the host, so what "others" may not read is
-    left out. group: the gid of the only bot that may pass the view's gate (None: the view is
-    reached through a bind mount only, and its gate is closed to everyone but the arena).
+    left out. group: the gid of the only bot that may pass to its copy (`uid` mode: a view of
+    the copy behind a gate of its own); None: the copy itself, shown through a bind mount only.
     """
     folder = os.path.realpath(folder)
     with _lock:
@@ -264,35 +287,49 @@ def stage(folder: str, *, others: bool, group: int | None = None) -> str:
     mode, entries = scan(folder, others)
     key = hashlib.sha256(repr((folder, others, mode, entries)).encode()).hexdigest()[:32]
     with _lock:  # Dask runs a worker's matches in threads
-        return _make_view(store, folder, key, mode, entries, group)
+        try:
+            return _hand_out(store, folder, key, mode, entries, group)
+        except OSError as exc:
+            full = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM)
+            raise FolderError(f"cannot stage {folder}: {exc.strerror or exc}", machine=full) from exc
 
 
-def _make_view(store: _Store, folder: str, key: str, mode: int, entries: list[Entry], group: int | None) -> str:
-    """Copy the folder unless this state of it is copied already, then make a view of the copy."""
-    try:
-        known = store.current.get(folder)
-        if known is None or known[0] != key:
-            if known is not None:  # the folder changed: views made before keep their links
-                shutil.rmtree(store.copies / known[0], ignore_errors=True)
-            shutil.rmtree(store.copies / key, ignore_errors=True)
-            store.current[folder] = (key, _copy(folder, entries, store.copies / key))
-        copied = store.current[folder][1]
-        gate = Path(tempfile.mkdtemp(prefix="view-", dir=store.base))
-        view = gate / "bot"
-        _view(store.copies / key, mode, copied, view)
-        if group is not None:
-            os.chown(gate, -1, group)
-            gate.chmod(0o710)
-    except OSError as exc:
-        full = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.ENOMEM)
-        raise FolderError(f"cannot stage {folder}: {exc.strerror or exc}", machine=full) from exc
-    return str(view)
+def _hand_out(store: _Store, folder: str, key: str, mode: int, entries: list[Entry], group: int | None) -> str:
+    """Copy the folder unless this state of it is copied already; the copy, or a gated view of it."""
+    copy = store.copies.get(key)
+    if copy is None:
+        path = store.copies_dir / key
+        shutil.rmtree(path, ignore_errors=True)
+        copy = store.copies[key] = _Copy(folder, path, _copy(folder, mode, entries, path))
+    replaced = store.current.get(folder)
+    store.current[folder] = key
+    if replaced is not None and replaced != key:
+        store.drop(replaced)  # running bots keep the state they started with
+    if group is None:
+        copy.users += 1
+        return str(copy.path)
+    gate = Path(tempfile.mkdtemp(prefix="view-", dir=store.base))
+    _view(copy.path, mode, copy.entries, gate / "bot")  # its own links: it needs the copy no longer
+    os.chown(gate, -1, group)
+    gate.chmod(0o710)
+    return str(gate / "bot")
 
 
 def release(view: str) -> None:
-    """Remove a view made by stage (its copy stays for the next process of the same bot)."""
-    if view:
-        shutil.rmtree(os.path.dirname(view), ignore_errors=True)
+    """Give back a path handed out by stage: a view is removed, a copy once no process uses it."""
+    with _lock:
+        store = _store
+        if not view or store is None or store.pid != os.getpid():
+            return
+        if os.path.dirname(view) != str(store.copies_dir):
+            if os.path.basename(os.path.dirname(view)).startswith("view-"):
+                shutil.rmtree(os.path.dirname(view), ignore_errors=True)
+            return
+        key = os.path.basename(view)
+        copy = store.copies.get(key)
+        if copy is not None:
+            copy.users = max(0, copy.users - 1)
+            store.drop(key)
 
 
 def _relative(path: str, folder: str) -> str | None:
