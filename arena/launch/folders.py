@@ -30,6 +30,7 @@ PREFIX = "arena-folders-"  # PREFIX + PID + "-" + random: one per arena process
 FOLDER_MB_ENV = "ARENA_FOLDER_MB"
 DEFAULT_FOLDER_MB = 256
 MAX_ENTRIES = 10_000  # files, folders and links of one bot's folder
+MAX_DEPTH = 64  # folders inside folders
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO never hangs the copy
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -77,6 +78,8 @@ def scan(folder: str, others: bool) -> tuple[int, list[Entry]]:
 
     def walk(dir_fd: int, prefix: str) -> None:
         nonlocal total
+        if prefix.count("/") >= MAX_DEPTH:
+            raise FolderError(f"{folder} has folders nested more than {MAX_DEPTH} deep")
         with os.scandir(dir_fd) as items:
             for item in sorted(items, key=lambda e: e.name):
                 rel = f"{prefix}{item.name}"
@@ -226,34 +229,43 @@ def _copy(folder: str, mode: int, entries: list[Entry], target: Path) -> list[En
     """Copy the scanned entries into target, with the host's modes; the ones actually copied."""
     copied: list[Entry] = []
     target.mkdir(mode=0o700)
-    fds = {"": os.open(folder, _DIR_FLAGS)}
-    out = {"": os.open(target, _DIR_FLAGS)}
+    # The open folders from the top to the current one (source, copy): entries come depth first.
+    stack = [("", os.open(folder, _DIR_FLAGS), os.open(target, _DIR_FLAGS))]
     try:
         for entry in entries:
             parent, _, name = entry.path.rpartition("/")
-            if parent not in fds:
+            while len(stack) > 1 and stack[-1][0] != parent:
+                for fd in stack.pop()[1:]:
+                    os.close(fd)
+            if stack[-1][0] != parent:
                 continue  # its folder could not be opened
+            _, src_dir, dst_dir = stack[-1]
             if entry.kind == "d":
                 try:
-                    fds[entry.path] = os.open(name, _DIR_FLAGS, dir_fd=fds[parent])
+                    src = os.open(name, _DIR_FLAGS, dir_fd=src_dir)
                 except OSError:
                     continue
-                os.mkdir(name, 0o700, dir_fd=out[parent])
-                out[entry.path] = os.open(name, _DIR_FLAGS, dir_fd=out[parent])
+                try:
+                    os.mkdir(name, 0o700, dir_fd=dst_dir)
+                    stack.append((entry.path, src, os.open(name, _DIR_FLAGS, dir_fd=dst_dir)))
+                except OSError:
+                    os.close(src)
+                    raise
                 copied.append(entry)
             elif entry.kind == "f":
-                if _copy_file(fds[parent], out[parent], name, entry):
+                if _copy_file(src_dir, dst_dir, name, entry):
                     copied.append(entry)
             else:
-                os.symlink(entry.target, name, dir_fd=out[parent])
+                os.symlink(entry.target, name, dir_fd=dst_dir)
                 copied.append(entry)
-        for entry in reversed(copied):  # the modes last: a folder closed to its owner could not be filled
-            if entry.kind == "d":
-                os.chmod(out[entry.path], entry.mode)
-        os.chmod(out[""], mode)
     finally:
-        for fd in (*fds.values(), *out.values()):
-            os.close(fd)
+        for _, src, dst in stack:
+            os.close(src)
+            os.close(dst)
+    for entry in reversed(copied):  # the modes last, deepest first: a closed folder could not be filled
+        if entry.kind == "d":
+            (target / entry.path).chmod(entry.mode)
+    target.chmod(mode)
     return copied
 
 

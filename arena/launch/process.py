@@ -49,6 +49,7 @@ _READ_CHUNK = 65536
 
 LAUNCH_RETRIES = 5  # tries when the machine refuses a process (EAGAIN, ENOMEM), with back-off
 _MACHINE_ERRNOS = (errno.EAGAIN, errno.ENOMEM)
+FOLDER_FIX = "give the bot a folder of its own that holds only its files (`dir` in a tournament's bot entry)"
 
 
 class LaunchError(RuntimeError):
@@ -172,9 +173,6 @@ def check_folder(spec: BotSpec, sandbox: Sandbox) -> None:
             folders.scan(spec.files, others=isolation.own_uid)
         except folders.FolderError as exc:
             raise LaunchError(f"{spec.text}: {exc}: {FOLDER_FIX}") from None
-
-
-FOLDER_FIX = "give the bot a folder of its own that holds only its files (`dir` in a tournament's bot entry)"
 
 
 def _lease_uid() -> uids.UidLease:
