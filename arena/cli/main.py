@@ -27,7 +27,7 @@ from arena.argtypes import (
     positive_int,
     resolve_setup,
 )
-from arena.cli.series import add_series_arguments, display_names
+from arena.cli.series import add_series_arguments, display_names, warn_shared_folders
 from arena.clock import ClockError, ClockSettings
 from arena.games import GameError, State, game_names, get_game
 from arena.launch.botspec import BotKind, BotSpecError, parse_bot_spec
@@ -84,6 +84,7 @@ def play_one(args: argparse.Namespace) -> MatchResult:
             preflight(bot, sandbox)
     except (SandboxError, LaunchError) as exc:
         raise CliError(str(exc)) from None
+    warn_shared_folders(bots, sandbox)
     if args.log and Path(args.log).exists() and not args.force:
         raise CliError(f"{args.log} exists (a log is never overwritten; --force replaces it)")
     try:

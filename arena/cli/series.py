@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,9 +13,11 @@ from typing import Any
 
 from arena.argtypes import CliError, find_game, positive_int, resolve_setup
 from arena.games import GameError
-from arena.launch.botspec import BotSpecError, parse_bot_spec
+from arena.launch.botspec import BotSpec, BotSpecError, parse_bot_spec
+from arena.launch.sandbox import Sandbox, SandboxError, resolve_sandbox
 from arena.setups import SetupFileError, load_setup_file, parse_set_values
 from arena.tournament.config import ConfigError, TournamentConfig, config_from_data
+from arena.tournament.overlap import folder_conflict
 from arena.tournament.report import terminal
 from arena.tournament.runner import RunOptions
 from arena.tournament.series import parse_sprt
@@ -22,6 +25,18 @@ from arena.tournament.sprt import SprtSettingsError
 from arena.tournament.standings import standings_data
 
 MAX_SETUPS = 10_000  # a config's `setups.random.count` limit: one setup per game pair
+
+
+def warn_shared_folders(specs: list[BotSpec], sandbox: str) -> None:
+    """Say on stderr when the bots' own folders overlap: a tournament refuses that, a match is the author's."""
+    try:
+        mode = resolve_sandbox(Sandbox(sandbox)).mode
+    except (ValueError, SandboxError):
+        return  # the config's own check says what is wrong with the mode
+    conflict = folder_conflict([(f"seat {i} ({spec.name})", spec) for i, spec in enumerate(specs)])
+    if conflict and mode != Sandbox.NONE:
+        print(f"arena match: warning: {conflict} (a tournament refuses this: give each bot a folder of its own "
+              "for a fair match)", file=sys.stderr)
 
 
 def add_series_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,11 +106,13 @@ def series_config(args: argparse.Namespace) -> TournamentConfig:
         raise CliError(str(exc)) from None
     names: list[str] = []
     bots: list[dict[str, Any]] = []
+    specs: list[BotSpec] = []
     for text, display in zip(args.bots, display_names(args)):
         try:
             spec = parse_bot_spec(text, game.name, display=display)
         except BotSpecError as exc:
             raise CliError(str(exc)) from None
+        specs.append(spec)
         name, n = spec.name, 2
         while name in names:  # the same bot twice (a self-play series): number the second seat
             name, n = f"{spec.name}-{n}", n + 1
@@ -108,7 +125,9 @@ def series_config(args: argparse.Namespace) -> TournamentConfig:
         "clock": {"budget_ms": args.budget_ms, "increment_ms": args.increment_ms, "margin_ms": args.margin_ms,
                   "mode": args.clock_mode},
         "limits": {"address_space_mb": args.memory_mb}, "sandbox": args.sandbox, "ponder": args.ponder,
+        "shared_dirs": True,  # the bot author's own bots: warned below, not refused
     }
+    warn_shared_folders(specs, args.sandbox)
     if args.sprt:
         try:
             settings = parse_sprt(args.sprt)

@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.launch.pascal_source import RULES, contest_problem
 from arena.launch.plugins import bots_for, registered_bots
+from arena.launch.sandbox import own_files_dir, shown_to_every_bot
 from protocol.bot import KeyValueError, parse_key_values
 
 
@@ -54,7 +55,7 @@ class BotSpec:
     argv: tuple[str, ...]
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     display: str = ""
-    files: str = ""  # the bot's own directory, shown read-only in a sandbox (default: its program's)
+    files: str = ""  # the bot's own folder (resolved), shown read-only in a sandbox; "" for none
 
     @property
     def name(self) -> str:
@@ -118,6 +119,12 @@ def _absolute_words(words: list[str]) -> list[str]:
     return out
 
 
+def _file_folder(path: Path) -> str:
+    """The own folder of a bot file: its directory, unless the project or Python already shows it (public code)."""
+    folder = str(path.resolve().parent)
+    return "" if shown_to_every_bot(folder) else folder
+
+
 def parse_bot_spec(
     text: str, game: str, options: dict[str, Any] | None = None, display: str = ""
 ) -> BotSpec:
@@ -134,7 +141,8 @@ def parse_bot_spec(
                 raise BotSpecError(f"{text!r}: {exc}") from None
             if not words:
                 raise BotSpecError(f"{text!r}: {prefix} needs a command")
-            return BotSpec(text, kind, shlex.join(words), tuple(_absolute_words(words)), options, display)
+            argv = tuple(_absolute_words(words))
+            return BotSpec(text, kind, shlex.join(words), argv, options, display, files=own_files_dir(argv))
     if text.startswith("pascal:"):
         rest = text[len("pascal:"):]
         head, sep, tail = rest.rpartition(":")
@@ -156,7 +164,8 @@ def parse_bot_spec(
             class_name, option_text = "", tail
         options = {**parse_options(option_text), **options}
         target = str(path.resolve()) + (f":{class_name}" if class_name else "")
-        return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options), options, display)
+        return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options), options, display,
+                       files=_file_folder(path))
     registered = registered_bots().get((game, head))
     if registered is not None:
         if sep:

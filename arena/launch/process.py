@@ -15,9 +15,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.launch import uids
+from arena.launch import folders, uids
 from arena.launch.botspec import BotSpec
 from arena.launch.cgroups import BotCgroup, CgroupLimits
+from arena.launch.folders import NEUTRAL_DIR
 from arena.launch.isolation import (
     MARK_VARIABLE,
     become_subreaper,
@@ -32,7 +33,6 @@ from arena.launch.sandbox import (
     MachineError,
     Sandbox,
     launch_chain,
-    own_files_dir,
     resolve_sandbox,
     unreachable,
 )
@@ -50,6 +50,7 @@ _READ_CHUNK = 65536
 
 LAUNCH_RETRIES = 5  # tries when the machine refuses a process (EAGAIN, ENOMEM), with back-off
 _MACHINE_ERRNOS = (errno.EAGAIN, errno.ENOMEM)
+FOLDER_FIX = "give the bot a folder of its own that holds only its files (`dir` in a tournament's bot entry)"
 
 
 class LaunchError(RuntimeError):
@@ -128,6 +129,10 @@ class OutputTail:
         return bytes(self.data[-new:]).decode("utf-8", errors="replace") if new > 0 else ""
 
 
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
 def bot_environment(workdir: str, endpoint: str, token: str) -> dict[str, str]:
     """The minimal environment of a bot process."""
     env = {key: os.environ[key] for key in ENV_ALLOWED if key in os.environ}
@@ -153,7 +158,18 @@ def preflight(spec: BotSpec, sandbox: Sandbox) -> None:
         raise LaunchError(f"{spec.text}: {what}: {spec.argv[0]}")
     isolation = resolve_sandbox(sandbox)
     if isolation.own_uid and spec.argv:
-        BotProcess(spec, "", "", sandbox=sandbox)._check_reachable(isolation, spec.files or own_files_dir(spec.argv))
+        BotProcess(spec, "", "", sandbox=sandbox)._check_reachable(isolation)
+    check_folder(spec, sandbox)
+
+
+def check_folder(spec: BotSpec, sandbox: Sandbox) -> None:
+    """LaunchError when the bot's own folder cannot be shown to it (too large, unreadable)."""
+    isolation = resolve_sandbox(sandbox)
+    if spec.files and isolation.mode != Sandbox.NONE:
+        try:
+            folders.scan(spec.files, others=isolation.own_uid)
+        except folders.FolderError as exc:
+            raise LaunchError(f"{spec.text}: {exc}: {FOLDER_FIX}") from None
 
 
 def _lease_uid() -> uids.UidLease:
@@ -204,6 +220,7 @@ class BotProcess:
         self.pidfd = -1
         self.output_fd = -1
         self.workdir = ""
+        self.view = ""  # the staged view of the bot's own folder
         self.exit_status: int | None = None
 
     @property
@@ -223,29 +240,56 @@ class BotProcess:
                 socket_path = self.endpoint[len("ipc://"):]
                 os.chown(socket_path, self.lease.uid, self.lease.uid)
                 os.chmod(socket_path, 0o600)
-        own = self.spec.files or own_files_dir(self.spec.argv)
         if isolation.own_uid:
-            self._check_reachable(isolation, own)
+            self._check_reachable(isolation)
+        command = tuple(self.spec.argv)
+        if self.spec.files and isolation.mode != Sandbox.NONE:
+            self._stage(isolation)
+            shown = NEUTRAL_DIR if isolation.mode == Sandbox.BWRAP else self.view
+            command = folders.rewrite(command, self.spec.files, shown)
         self.cgroup = BotCgroup.create(self.limits.cgroup(self.cpus))
         limit_args = self.limits.prlimit_args(own_uid=self.lease is not None) if shutil.which("prlimit") else []
         return ChainPlan(
-            command=tuple(self.spec.argv), isolation=isolation, workdir=self.workdir,
-            endpoint=self.endpoint, readable=(own,) if own else (), uid=self.uid,
+            command=command, isolation=isolation, workdir=self.workdir, endpoint=self.endpoint,
+            own_folder=self.view if isolation.mode == Sandbox.BWRAP else "", uid=self.uid,
             limit_args=tuple(limit_args), disk_mb=self.limits.disk_mb,
             procs_files=tuple(self.cgroup.procs_files()) if self.cgroup is not None else (),
             supervisor=self.supervisor,
         )
 
-    def _check_reachable(self, isolation: Isolation, own: str) -> None:
-        """LaunchError unless the bot's own uid can read its program and files."""
+    def _stage(self, isolation: Isolation) -> None:
+        """A view of the bot's own folder for this process (docs/isolation.md: a copy, never the host folder)."""
+        try:
+            self.view = folders.stage(self.spec.files, others=isolation.own_uid,
+                                      group=self.uid if isolation.mode == Sandbox.UID else None)
+        except folders.FolderError as exc:
+            if exc.machine:
+                raise MachineError(f"{self.spec.text}: {exc}") from None
+            raise LaunchError(f"{self.spec.text}: {exc}: {FOLDER_FIX}") from None
+
+    def _check_reachable(self, isolation: Isolation) -> None:
+        """LaunchError unless the bot's own uid can read its program and folder.
+
+        The folder is shown as a copy in a place open to the bot, so only its own modes count,
+        never those of the folders above it; a program outside it must be reachable where it is.
+        """
+        own = self.spec.files
         program = shutil.which(self.spec.argv[0]) if self.spec.argv else None
-        for path in filter(None, (program, own)):
+        checks: list[tuple[str, str]] = []  # (path, the one that stops it)
+        if own:
+            info = os.stat(own)
+            checks.append((own, own if (info.st_mode & 0o005) != 0o005 else ""))
+        if program and own and _within(os.path.realpath(program), own):
+            checks.append((program, program if not os.stat(program).st_mode & 0o004 else ""))
+        elif program:
             if isolation.mode == Sandbox.UID:  # no sandbox: every folder above must let it pass
-                blocked = unreachable(path)
-            else:  # bwrap shows the folder itself, under parents of its own
-                blocked = path if not os.stat(path).st_mode & 0o004 else ""
-                if not blocked and os.path.isdir(path) and not os.stat(path).st_mode & 0o001:
-                    blocked = path
+                checks.append((program, unreachable(program)))
+            else:  # bwrap shows the system and the arena's Python under parents of its own
+                checks.append((program, program if not os.stat(program).st_mode & 0o004 else ""))
+        if isolation.mode == Sandbox.UID and self.spec.kind.greets:  # the SDK is imported where it lies
+            package = str(PROJECT_ROOT / "protocol")
+            checks.append((package, unreachable(package)))
+        for path, blocked in checks:
             if blocked:
                 raise LaunchError(f"{self.spec.text}: {path} is closed to the bot's own uid at {blocked} "
                                   f"(sandbox {isolation.mode}: chmod o+rX it, or use --sandbox none for trusted bots)")
@@ -314,6 +358,9 @@ class BotProcess:
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = ""
+        if self.view:
+            folders.release(self.view)
+            self.view = ""
 
     @property
     def pid(self) -> int:

@@ -25,6 +25,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from arena.launch import procmask, seccomp
+from arena.launch.folders import NEUTRAL_DIR
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # What a bot may read of the project: the SDK, the rules and the reference bots (all public);
@@ -245,11 +246,15 @@ def python_paths() -> tuple[str, ...]:
     return tuple(sorted(kept))
 
 
+def shown_to_every_bot(path: str) -> bool:
+    """True for a (resolved) path every sandboxed bot sees anyway: the system, the arena's Python and packages."""
+    return _inside(path, [*SYSTEM_DIRS, *python_paths()])
+
+
 def own_files_dir(argv: tuple[str, ...] | list[str]) -> str:
     """The bot's own directory: that of the first path in its command not already shown."""
-    shown = list(SYSTEM_DIRS) + list(python_paths())
     for word in argv:
-        if os.path.isabs(word) and os.path.exists(word) and not _inside(os.path.realpath(word), shown):
+        if os.path.isabs(word) and os.path.exists(word) and not shown_to_every_bot(os.path.realpath(word)):
             real = os.path.realpath(word)
             return real if os.path.isdir(real) else os.path.dirname(real)
     return ""
@@ -266,7 +271,8 @@ class ChainPlan:
     isolation: Isolation
     workdir: str  # the bot's working directory (a tmpfs at the same path inside bwrap)
     endpoint: str = ""  # ipc endpoint bound into the sandbox
-    readable: tuple[str, ...] = ()  # the bot's own files, read-only
+    readable: tuple[str, ...] = ()  # host folders shown read-only at their own paths
+    own_folder: str = ""  # the staged view of the bot's own folder, shown read-only at NEUTRAL_DIR
     writable: tuple[str, ...] = ()  # host directories the program may write (a compiler's build)
     uid: int | None = None
     limit_args: tuple[str, ...] = ()  # prlimit options
@@ -357,6 +363,8 @@ def bwrap_args(plan: ChainPlan) -> list[str]:
         if os.path.exists(path) and not _inside(path, shown):
             _bind_with_parents(args, made, path, path, "--ro-bind")
             shown.append(path)
+    if plan.own_folder:  # a staged copy, so mountinfo names no host folder of the bot's
+        _bind_with_parents(args, made, plan.own_folder, NEUTRAL_DIR, "--ro-bind")
     if plan.endpoint.startswith("ipc://"):
         socket_path = plan.endpoint[len("ipc://"):]
         _bind_with_parents(args, made, socket_path, socket_path, "--bind")

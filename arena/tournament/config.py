@@ -24,16 +24,17 @@ from typing import Any
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, UnknownGame, get_game
 from arena.launch.botspec import BotKind, BotOptionsError, BotSpec, BotSpecError, parse_bot_spec
-from arena.launch.process import Limits
+from arena.launch.process import LaunchError, Limits, check_folder
 from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
 from arena.setups import SetupFileError, complete_setup, load_setup_file
+from arena.tournament.overlap import FIX, folder_conflict
 from arena.tournament.schedule import derive_seed
 from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
 
 TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
             "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt", "format", "challengers", "rounds",
-            "tiebreak_pairs", "ponder")
+            "tiebreak_pairs", "ponder", "shared_dirs")
 BOT_KEYS = ("spec", "name", "options", "limits", "dir")
 SETUP_KEYS = ("fixed", "maps", "files", "random")
 CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
@@ -123,6 +124,7 @@ class TournamentConfig:
     sprt: SprtSettings | None = None  # two bots only: stop once the SPRT accepts a hypothesis
     format: FormatSpec = field(default_factory=FormatSpec)
     ponder: bool = False  # bots may think on the opponent's time (else each is frozen while not on move)
+    shared_dirs: bool = False  # bots may share folders, see the config or the results (trusted bots only)
     source: str = ""  # the config file, for messages
 
     def to_data(self) -> dict[str, Any]:
@@ -263,12 +265,12 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    return config_from_data(data, base=path.parent, source=str(path), default_name=path.stem)
+    return config_from_data(data, base=path.parent, source=str(path), default_name=path.stem, config_file=path)
 
 
 def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: str = "",
-                     default_name: str = "tournament") -> TournamentConfig:
-    """Check a config given as a map (what the TOML file holds)."""
+                     default_name: str = "tournament", config_file: Path | None = None) -> TournamentConfig:
+    """Check a config given as a map (what the TOML file holds; config_file: the file, if any)."""
     check = Checker(source)
     base = base or Path.cwd()
     check.keys(data, TOP_KEYS, "")
@@ -291,6 +293,9 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
         raise check.fail("games_per_pairing",
                          f"must be a multiple of {players} (the seats) so every bot plays every seat equally; got {games}")
     concurrency = data.get("concurrency")
+    sandbox = _sandbox(check, data.get("sandbox", "auto"))
+    shared_dirs = check.boolean(data.get("shared_dirs", False), "shared_dirs")
+    _folders(check, bots, sandbox, shared_dirs, config_file)
     return TournamentConfig(
         name=name,
         game=game.name,
@@ -301,7 +306,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
         seed=seed,
         clock=_clock(check, data.get("clock", {})),
         limits=_limits(check, data.get("limits", {})),
-        sandbox=_sandbox(check, data.get("sandbox", "auto")),
+        sandbox=sandbox,
         strikes=_strikes(check, data.get("strikes", {})),
         concurrency=None if concurrency is None else check.integer(concurrency, "concurrency", 1, 1024),
         pin_cpus=check.boolean(data.get("pin_cpus", False), "pin_cpus"),
@@ -311,6 +316,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
         sprt=_sprt(check, data["sprt"], len(bots)) if "sprt" in data else None,
         format=_format(check, data, bots, players, games),
         ponder=check.boolean(data.get("ponder", False), "ponder"),
+        shared_dirs=shared_dirs,
         source=source,
     )
 
@@ -370,6 +376,9 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
             own = (base / check.string(item["dir"], f"{key}.dir")).resolve()
             if not own.is_dir():
                 raise check.fail(f"{key}.dir", f"no such directory: {own}")
+            if spec.files and not (spec.files == str(own) or spec.files.startswith(str(own).rstrip("/") + "/")):
+                raise check.fail(f"{key}.dir", f"{own} does not hold the bot's own files ({spec.files}), "
+                                 "which would not be shown to it")
             spec = dataclasses.replace(spec, files=str(own))
         if spec.name in names:
             raise check.fail(f"{key}.name", f"duplicate bot name {spec.name!r} (give each entry its own name)")
@@ -377,6 +386,23 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
         limits = _limits(check, item["limits"], f"{key}.limits") if "limits" in item else None
         entries.append(BotEntry(spec.name, spec, limits))
     return entries
+
+
+def bot_labels(bots: list[BotEntry]) -> list[tuple[str, BotSpec]]:
+    """Each bot as the messages name it (`bots[1] (alice)`), with its spec."""
+    return [(f"bots[{i}] ({bot.name})", bot.spec) for i, bot in enumerate(bots)]
+
+
+def _folders(check: Checker, bots: list[BotEntry], sandbox: Sandbox, shared: bool, config_file: Path | None) -> None:
+    """Each bot's own folder can be shown to it, and (unless shared) none overlaps another's or the config."""
+    for i, bot in enumerate(bots):
+        try:
+            check_folder(bot.spec, sandbox)
+        except LaunchError as exc:
+            raise check.fail(f"bots[{i}]", str(exc)) from None
+    conflict = "" if shared else folder_conflict(bot_labels(bots), config_file)
+    if conflict:
+        raise check.fail("", f"{conflict}; {FIX}")
 
 
 def _setups(check: Checker, value: Any, game: Game, players: int, seed: int, base: Path) -> list[SetupEntry]:

@@ -23,11 +23,12 @@ from tqdm import tqdm  # type: ignore[import-untyped]
 from arena.games import get_game
 from arena.launch.sandbox import Sandbox, announce, resolve_sandbox
 from arena.outcomes import FAILURES
-from arena.tournament.config import TournamentConfig, config_changes, default_concurrency
+from arena.tournament.config import TournamentConfig, bot_labels, config_changes, default_concurrency
 from arena.tournament.dirlock import lock_directory
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats import plan_for
 from arena.tournament.local import LocalExecutor, Outcome
+from arena.tournament.overlap import FIX, folder_conflict
 from arena.tournament.points import comparisons, pair_points
 from arena.tournament.report import terminal, write_reports
 from arena.tournament.schedule import MatchTask
@@ -171,6 +172,9 @@ class Coordinator:
         self.out = options.out
         self.game = get_game(config.game)
         self.plan = plan_for(config)
+        conflict = "" if config.shared_dirs else folder_conflict(bot_labels(config.bots), results=self.out)
+        if conflict:  # before anything is written: the results would be shown to a bot
+            raise TournamentError(f"{config.source + ': ' if config.source else ''}{conflict}; {FIX}")
         # One writer per directory, before anything in it is read or written: a second run (a
         # --resume started while the first still plays) would truncate the first one's logs.
         self.lock = lock_directory(self.out)
