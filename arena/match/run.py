@@ -46,6 +46,7 @@ class MatchPlan:
     sandbox: Sandbox = Sandbox.AUTO
     trace_path: str | os.PathLike[str] | None = None  # --trace: every message both ways
     log_key: bytes | None = field(default=None, repr=False)  # signs the log (arena/logs/signing.py); None: unsigned
+    reveal_names: bool = True  # whether init tells the bots the players' names
 
 
 def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.AUTO,
@@ -141,7 +142,8 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
     try:
         tracer = Tracer(plan.trace_path) if plan.trace_path else None
         referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
-                          plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply, tracer=tracer)
+                          plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply, tracer=tracer,
+                          reveal_names=plan.reveal_names)
         result, _ = referee_match(referee)
     finally:
         shutdown(hub, players, BYE_GRACE_S)

@@ -33,7 +33,7 @@ from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
 
 TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
             "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt", "format", "challengers", "rounds",
-            "tiebreak_pairs")
+            "tiebreak_pairs", "reveal_names")
 BOT_KEYS = ("spec", "name", "options", "limits", "dir")
 SETUP_KEYS = ("fixed", "maps", "files", "random")
 CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
@@ -122,6 +122,7 @@ class TournamentConfig:
     output: str | None = None
     sprt: SprtSettings | None = None  # two bots only: stop once the SPRT accepts a hypothesis
     format: FormatSpec = field(default_factory=FormatSpec)
+    reveal_names: bool = True  # whether init tells the bots the players' names (arena serve: false)
     source: str = ""  # the config file, for messages
 
     def to_data(self) -> dict[str, Any]:
@@ -138,7 +139,8 @@ class TournamentConfig:
             "clock": self.clock.to_data(),
             "strikes": {"max_strikes": self.strikes.max_strikes, "reasons": list(self.strikes.reasons)},
         } | ({"sprt": self.sprt.to_data()} if self.sprt is not None else {}) \
-          | self.format.to_data([b.name for b in self.bots])
+          | self.format.to_data([b.name for b in self.bots]) \
+          | ({} if self.reveal_names else {"reveal_names": False})  # the default keeps old fingerprints
 
     def fingerprint(self) -> str:
         """A hash of everything that decides which matches are played and how they are scored."""
@@ -308,6 +310,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
         output=check.string(data["output"], "output") if "output" in data else None,
         sprt=_sprt(check, data["sprt"], len(bots)) if "sprt" in data else None,
         format=_format(check, data, bots, players, games),
+        reveal_names=check.boolean(data.get("reveal_names", True), "reveal_names"),
         source=source,
     )
 
