@@ -98,7 +98,8 @@ LADDER_CRASHER = FEWEST.replace(
 
 
 def talker(words: str) -> bytes:
-    """The README's bot, writing words to its stderr in every game."""
+    """The README's bot, writing words to its stderr in every game, then what it was told: `seen MATCH NAMES`."""
     return FEWEST.replace(b"        rows, cols = setup[\"rows\"], setup[\"cols\"]",
                           f"        import sys\n        print({words!r}, file=sys.stderr, flush=True)\n"
+                          f"        print('seen', match, self.names, file=sys.stderr, flush=True)\n"
                           f"        rows, cols = setup[\"rows\"], setup[\"cols\"]".encode())
