@@ -91,9 +91,13 @@ if leaks:
 
 
 # Plays by the rules in validation (matches named s…), crashes in every ladder game (named g…).
+# The README's bot, crashing at every init once a file `crash` lies beside it: the test puts it
+# there after validation (a bot cannot tell validation from the ladder: both send opaque ids).
 LADDER_CRASHER = FEWEST.replace(
     b"        rows, cols = setup[\"rows\"], setup[\"cols\"]",
-    b"        if str(match).startswith(\"g\"):\n            raise SystemExit(3)\n"
+    b"        import os\n"
+    b"        if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), \"crash\")):\n"
+    b"            raise SystemExit(3)\n"
     b"        rows, cols = setup[\"rows\"], setup[\"cols\"]")
 
 

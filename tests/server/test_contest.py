@@ -91,7 +91,9 @@ def test_an_entrant_asks_for_unrated_test_games_within_a_limit(server: Server) -
 
 def test_a_version_that_fails_on_the_ladder_is_disabled_and_its_games_count_against_it(server: Server) -> None:
     answer = server.submit("carol", "crasher.py", LADDER_CRASHER)
-    assert server.settled("carol", answer.json()["id"])["status"] == "active"  # validation games went fine
+    version = server.settled("carol", answer.json()["id"])
+    assert version["status"] == "active"  # validation games went fine
+    (server.state / "submissions" / "carol" / f"v{version['version']}" / "bot" / "crash").touch()  # now it crashes
     disabled = wait_for(lambda: (lambda s: s if s["status"] == "disabled" else None)(
         server.submission("carol", answer.json()["id"])), 120, "the crashing version to be disabled")
     assert "failures in" in disabled["detail"] and disabled["errors"] > 1
