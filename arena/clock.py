@@ -1,4 +1,10 @@
-"""Match clocks: a budget for the whole match per seat, increments, a per-move cap, a margin."""
+"""Match clocks: a budget for the whole match per seat, increments, a per-move cap, a margin.
+
+The margin is one reserve per seat and match (protocol/SPEC.md section 5): what a reply takes
+beyond the `time_left_ms` it was sent is taken from it and never comes back, and every
+request's deadline is its allowance plus the margin left. So a seat whose budget is spent
+loses on time at its next reply that is not (nearly) instant.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ class ClockSettings:
     budget_ms: int = 10_000
     increment_ms: int = 0
     move_cap_ms: int | None = None  # at most this much per move, whatever the budget left
-    margin_ms: int = 200  # grace past the deadline before a timeout is declared
+    margin_ms: int = 200  # one reserve per seat and match for replies past their time_left_ms
     startup_ms: int = 10_000  # launch to hello; not charged
     mode: ClockMode = ClockMode.WALL
     wall_factor: float = 3.0  # in cpu mode: the wall cap is this times the CPU time left
@@ -53,22 +59,30 @@ class ClockSettings:
 
 
 class SeatClock:
-    """The clock of one seat in one match."""
+    """The clock of one seat in one match: the budget left and the margin left."""
 
-    __slots__ = ("_left", "settings")
+    __slots__ = ("_left", "_margin", "settings")
 
-    def __init__(self, settings: ClockSettings, left_ms: float | None = None) -> None:
+    def __init__(self, settings: ClockSettings, left_ms: float | None = None,
+                 margin_ms: float | None = None) -> None:
         self.settings = settings
         self._left = float(settings.budget_ms if left_ms is None else left_ms)
+        self._margin = float(settings.margin_ms if margin_ms is None else margin_ms)
 
     @property
     def left_ms(self) -> float:
         """The time the seat has left."""
         return self._left
 
+    @property
+    def margin_ms(self) -> float:
+        """What is left of the seat's margin (the reserve for replies past their allowance)."""
+        return self._margin
+
     def run_out(self) -> None:
         """The seat overran its deadline: nothing is left."""
         self._left = 0.0
+        self._margin = 0.0
 
     def allowance_ms(self) -> int:
         """The time the seat may use for the request about to be sent (its `time_left_ms`)."""
@@ -78,13 +92,24 @@ class SeatClock:
         return int(allowed)
 
     def deadline_after(self, sent: float) -> float:
-        """The absolute monotonic deadline (seconds) for a request sent at `sent`."""
-        return sent + (self.allowance_ms() + self.settings.margin_ms) / 1000.0
+        """The absolute monotonic deadline (seconds) for a request sent at `sent`: allowance + margin left."""
+        return sent + (self.allowance_ms() + self._margin) / 1000.0
+
+    def wall_cap_after(self, sent: float) -> float:
+        """In cpu mode, the wall-clock deadline of a request sent at `sent`: allowance x wall_factor + margin left."""
+        return sent + (self.allowance_ms() * self.settings.wall_factor + self._margin) / 1000.0
+
+    def margin_record(self) -> dict[str, float]:
+        """The `margin` a log record of the seat carries (protocol/LOGS.md): present once overruns took some."""
+        return {"margin": round(self._margin, 3)} if self._margin < self.settings.margin_ms else {}
 
     def charge(self, used_ms: float, is_move: bool) -> None:
-        """Charge the time a reply took; an overrun inside the margin leaves zero."""
-        # Kept to the microsecond, as logs record it: a replay derives the same time_left_ms
-        # (9846.9996 would be sent as 9846 but logged as 9847.0).
+        """Charge the time a reply took; what it took past its allowance comes out of the margin for good."""
+        # Kept to the microsecond, as logs record them: a replay derives the same time_left_ms
+        # (9846.9996 would be sent as 9846 but logged as 9847.0) and the same margin.
+        overrun = used_ms - self.allowance_ms()
+        if overrun > 0:
+            self._margin = round(max(0.0, self._margin - overrun), 3)
         self._left = round(max(0.0, self._left - used_ms), 3)
         if is_move:
             self._left += self.settings.increment_ms

@@ -23,6 +23,9 @@ class Bot:
     strength: ClassVar[int] = 0
     game: ClassVar[str] = ""  # the game it plays, e.g. "blocking"
     description: ClassVar[str] = ""
+    # The players' names, one per seat, when the arena reveals them (init's `names`), else None:
+    # set before every init_game.
+    names: list[str] | None = None
 
     def __init__(self, seed: int = 0, **options: Any) -> None:
         self.seed = seed

@@ -44,10 +44,13 @@ def welcome_message() -> dict[str, Any]:
 
 
 def init_message(seq: int, match: str, game: str, seat: int, players: int, setup: dict[str, Any],
-                 time_left_ms: int) -> dict[str, Any]:
-    """A match starts: the seat, the setup and the time the seat has left."""
-    return {"type": "init", "seq": seq, "match": match, "game": game, "seat": seat, "players": players,
-            "setup": setup, "time_left_ms": time_left_ms}
+                 time_left_ms: int, names: list[str] | None = None) -> dict[str, Any]:
+    """A match starts: the seat, the setup and the time the seat has left (and the players' names, when revealed)."""
+    message = {"type": "init", "seq": seq, "match": match, "game": game, "seat": seat, "players": players,
+               "setup": setup, "time_left_ms": time_left_ms}
+    if names is not None:
+        message["names"] = names
+    return message
 
 
 def turn_message(seq: int, match: str, events: list[list[Any]], time_left_ms: int) -> dict[str, Any]:

@@ -85,6 +85,7 @@ def answer(bot: Bot, kind: str, msg: dict[str, Any]) -> dict[str, Any] | None:
         return {"type": "move", "seq": msg["seq"], "move": bot.turn(msg["events"], msg["time_left_ms"])}
     if kind == "init":
         bot.reseed(msg["match"], msg["seat"])
+        bot.names = msg.get("names")
         bot.init_game(msg["game"], msg["seat"], msg["players"], msg["setup"], msg["time_left_ms"], msg["match"])
         return {"type": "ready", "seq": msg["seq"]}
     if kind == "end":

@@ -27,8 +27,8 @@ from arena.logs.signing import MAC_KIND, MacChain, key_id, mac_record
 
 log = logging.getLogger(__name__)
 
-LOG_FORMAT = 3  # the format this module writes
-READ_FORMATS = (1, 2, 3)  # the formats read_log accepts
+LOG_FORMAT = 4  # the format this module writes
+READ_FORMATS = (1, 2, 3, 4)  # the formats read_log accepts
 MAGIC = "arena-match-log"
 OUTPUT_LIMIT = 32 * 1024  # characters of one seat's output kept (the tail), as the process keeps bytes
 MAX_LOG_BYTES = 256 * 2**20  # a log larger than this is refused rather than loaded
@@ -45,12 +45,13 @@ FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
         ("players", INT, True), ("seats", LIST, True), ("clock", MAP, True),
         ("started", STR, False), ("writer", STR, False), ("layout", MAP, False),
         ("seat_clocks", LIST, False), ("signed", BOOL, False), ("key_id", STR, False),
+        ("bot_match", STR, False), ("reveal_names", BOOL, False),
     ),
     "event": (("ply", INT, True), ("event", LIST, True)),
-    "ready": (("seat", INT, True), ("time_ms", NUM, True), ("clock", NUM, True)),
+    "ready": (("seat", INT, True), ("time_ms", NUM, True), ("clock", NUM, True), ("margin", NUM, False)),
     "move": (
         ("ply", INT, True), ("seat", INT, True), ("move", ANY, True), ("time_ms", NUM, True),
-        ("clocks", LIST, True), ("pos", INT, False),
+        ("clocks", LIST, True), ("pos", INT, False), ("margin", NUM, False),
     ),
     "illegal": (("ply", INT, True), ("seat", INT, True), ("move", ANY, True), ("detail", STR, False)),
     "resign": (("ply", INT, True), ("seat", INT, True), ("time_ms", NUM, True)),

@@ -14,6 +14,9 @@ from arena.logs.matchlog import MatchLog, position_fingerprint
 from arena.outcomes import FAILURES, Reason
 
 CLOCK_TOLERANCE_MS = 0.01  # the referee rounds clocks and times to 0.001 ms
+# A margin follows from an allowance rebuilt from a rounded clock, which can be 1 ms lower than sent.
+MARGIN_TOLERANCE_MS = 1 + CLOCK_TOLERANCE_MS
+MARGIN_FORMAT = 4  # from this format on the margin is one reserve per match, and records carry what is left
 ROUNDING_MS = 0.001  # per logged time: each is rounded to 0.001 ms, the total as well
 # Endings after which the offender may have used time no record charges: its illegal move,
 # the reply it sent before breaking the protocol, the turn it ran out of time in, and a
@@ -83,8 +86,14 @@ def header_clocks(header: dict[str, Any]) -> list[ClockSettings]:
     return [ClockSettings(**c) for c in per_seat]
 
 
+def margin_left(record: dict[str, Any], settings: ClockSettings) -> float:
+    """The margin a seat has left after a `ready` or `move` record of its own (format 4: absent means all of it)."""
+    margin = record.get("margin", settings.margin_ms)
+    return float(margin) if isinstance(margin, (int, float)) and not isinstance(margin, bool) else -1.0
+
+
 class _Clocks:
-    """Every seat's clock as the log states it, checked against the clock rules."""
+    """Every seat's clock (and, from format 4, margin) as the log states it, checked against the clock rules."""
 
     def __init__(self, log: MatchLog) -> None:
         try:
@@ -92,6 +101,22 @@ class _Clocks:
         except (ClockError, TypeError, ValueError) as exc:
             raise Disagreement(0, f"header: clock settings do not validate: {exc}") from None
         self.left = [float(s.budget_ms) for s in self.seat_settings]
+        self.margins = [float(s.margin_ms) for s in self.seat_settings] if log.format >= MARGIN_FORMAT else None
+
+    def _margin(self, record: dict[str, Any], ply: int) -> None:
+        """A reply's time past its allowance comes out of the seat's margin for good (format 4)."""
+        seat = record["seat"]
+        if self.margins is None:
+            return  # older formats: a fresh margin for every request, and no record of it
+        settings = self.seat_settings[seat]
+        allowance = int(self.left[seat] if settings.move_cap_ms is None else min(self.left[seat], settings.move_cap_ms))
+        want = max(0.0, self.margins[seat] - max(0.0, record["time_ms"] - allowance))
+        logged = margin_left(record, settings)
+        if not 0 <= logged <= settings.margin_ms or abs(logged - want) > MARGIN_TOLERANCE_MS:
+            raise Disagreement(ply, f"seat {seat}'s margin is {record.get('margin', settings.margin_ms)!r} ms, but "
+                                    f"{self.margins[seat]} ms less what {record['time_ms']} ms took past its "
+                                    f"{allowance} ms leaves {want:.3f}")
+        self.margins[seat] = logged
 
     def ready(self, record: dict[str, Any], ply: int) -> None:
         seat = record["seat"]
@@ -101,12 +126,14 @@ class _Clocks:
         if abs(record["clock"] - want) > CLOCK_TOLERANCE_MS:
             raise Disagreement(ply, f"seat {seat}'s clock after init is {record['clock']} ms, but "
                                     f"{self.left[seat]} - {record['time_ms']} ms used leaves {want:.3f}")
+        self._margin(record, ply)
         self.left[seat] = float(record["clock"])
 
     def move(self, record: dict[str, Any], ply: int) -> None:
         seat, clocks = record["seat"], record["clocks"]
         if len(clocks) != len(self.left):
             raise Disagreement(ply, f"{len(clocks)} clocks for {len(self.left)} seats")
+        self._margin(record, ply)
         increment = self.seat_settings[seat].increment_ms
         for other, logged in enumerate(clocks):
             want = self.left[other]
@@ -304,21 +331,22 @@ def _check_times(log: MatchLog, state: State, plies: int, reason: str, offender:
 
 
 def _check_timeout(log: MatchLog, plies: int, seat: int, spent: float, slack: float) -> None:
-    """A timeout in wall-clock mode: the seat's last request lasted at least its allowance and margin."""
+    """A timeout in wall-clock mode: the seat's last request lasted at least its allowance and the margin it had left."""
     settings = header_clocks(log.header)[seat]
     if settings.mode != ClockMode.WALL:
         return  # cpu mode charges CPU time, and the wall cap can strike first
     left = float(settings.budget_ms)
+    margin = float(settings.margin_ms)  # before format 4, every request had all of it
     for record in log.records:
-        if record["kind"] == "ready" and record["seat"] == seat:
-            left = float(record["clock"])
-        elif record["kind"] == "move" and record["seat"] == seat:
-            left = float(record["clocks"][seat])
+        if record["kind"] in ("ready", "move") and record["seat"] == seat:
+            left = float(record["clock"] if record["kind"] == "ready" else record["clocks"][seat])
+            if log.format >= MARGIN_FORMAT:
+                margin = margin_left(record, settings)
     allowance = int(left if settings.move_cap_ms is None else min(left, settings.move_cap_ms))
     # The clock is logged rounded to 0.001 ms: the allowance the referee sent can be 1 ms lower.
-    if spent < allowance - 1 + settings.margin_ms - slack:
+    if spent < allowance - 1 + margin - slack:
         raise Disagreement(plies, f"result: timeout of seat {seat} after {spent:.3f} ms, but it had "
-                                  f"{allowance} ms + {settings.margin_ms} ms margin")
+                                  f"{allowance} ms + {margin:g} ms margin")
 
 
 def verify(log: MatchLog) -> Verdict:
@@ -383,8 +411,9 @@ def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
             else:
                 seat = record["seat"]
                 name = names[seat] if 0 <= seat < len(names) else "?"
+                margin = f"; margin left {record['margin']:.0f} ms" if "margin" in record else ""
                 yield (f"ply {ply}: seat {seat} ({name}) plays {game.render_move(record['move'])}  "
-                       f"[{record['time_ms']:.1f} ms; clocks {_clock_text(names, record['clocks'])}]")
+                       f"[{record['time_ms']:.1f} ms; clocks {_clock_text(names, record['clocks'])}{margin}]")
             yield from events_after.get(ply, [])
             yield state.render()
             yield ""

@@ -1,6 +1,6 @@
 """Signed match logs: the running HMAC-SHA256 over a log's records, and the keys that sign them.
 
-A signed log (format 3, protocol/LOGS.md) follows every record with a `mac` record:
+A signed log (format 3 and later, protocol/LOGS.md) follows every record with a `mac` record:
 mac_i = HMAC-SHA256(key, mac_{i-1} || the exact bytes of record i), mac_{-1} empty, record 0
 the header. Chaining makes every prefix that ends on a mac checkable on its own, so a log
 cut by a crash is trusted up to its last mac, while any edit, insertion, removal or

@@ -27,6 +27,7 @@ from arena.clock import ClockMode, ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_with_last
 from arena.launch.process import BotProcess
 from arena.logs.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog, position_fingerprint
+from arena.match.matchid import bot_match_id, seed_key
 from arena.match.stdio import StdioPeer
 from arena.match.trace import Tracer, TraceTap
 from arena.match.transport import SeatState, Transport
@@ -46,6 +47,11 @@ MAX_POLL_MS = 60_000  # the longest single poll; a longer wait polls again
 MESSAGE_QUOTA = 200  # unsolicited frames (stale seq, chatter) a seat may send in one match
 DEATH_SETTLE_S = 0.02  # after a death is seen, frames still in flight get this long to land
 DISCONNECT_SETTLE_MS = 250  # after a dropped connection, how long a dying process may take to exit
+
+
+def _ms(value: float) -> str:
+    """Milliseconds as a detail shows them: 170, 26.4."""
+    return f"{value:.1f}".removesuffix(".0")
 
 
 @dataclass(eq=False)
@@ -138,6 +144,7 @@ class _Waiting:
     deadline: float  # absolute wall deadline (in cpu mode: the wall cap)
     allowance_ms: int  # the time_left_ms the request carried
     cpu_start: float | None = None  # cpu mode: the bot's CPU time when the request was sent
+    margin_ms: float = 0.0  # the seat's margin left when the request was sent
 
 
 class Referee:
@@ -156,6 +163,8 @@ class Referee:
         on_ply: Any = None,
         tracer: Tracer | None = None,
         ponder: bool = False,
+        id_key: bytes | None = None,
+        reveal_names: bool = True,
     ) -> None:
         self.players = players
         self.ponder = ponder  # bots may think on the others' time: nobody is frozen
@@ -167,6 +176,10 @@ class Referee:
         self.settings = self.seat_settings[0]
         self.clocks = [SeatClock(settings) for settings in self.seat_settings]
         self.match_id = match_id
+        # What bots are sent instead: opaque, the same for the same id and key (arena/match/matchid.py);
+        # without a key, the match seed's.
+        self.bot_match = bot_match_id(match_id, seed_key(seed) if id_key is None else id_key)
+        self.reveal_names = reveal_names  # whether init carries the players' names
         self.log = log_writer or NullLog()
         self.quota = message_quota
         self.on_ply = on_ply  # called as on_ply(state, seat, move) after each move (for --show)
@@ -217,6 +230,9 @@ class Referee:
             seat = state.to_move()
             if seat is None:  # pragma: no cover - engines keep to_move and is_over consistent
                 break
+            failure = self._unprompted(seat)
+            if failure is not None:
+                break
             waiting = self._request_move(seat)
             if unwritten is not None:
                 self._record_move(state, *unwritten)
@@ -255,6 +271,7 @@ class Referee:
     def _write_header(self) -> None:
         self.log.write({
             "kind": "header", "magic": MAGIC, "format": LOG_FORMAT, "match": self.match_id,
+            "bot_match": self.bot_match, "reveal_names": self.reveal_names,
             "game": self.game.name, "game_version": self.game.version, "setup": self.setup,
             "seed": self.seed, "players": len(self.players),
             "seats": [{"name": p.name, "bot": p.spec_text} for p in self.players],
@@ -286,6 +303,7 @@ class Referee:
             "kind": "move", "ply": ply, "seat": seat, "move": move,
             "time_ms": round(used_ms, 3),
             "clocks": [round(c.left_ms, 3) for c in self.clocks],
+            **self.clocks[seat].margin_record(),
         }
         if self.log.path is not None:
             record["pos"] = position_fingerprint(state)
@@ -326,17 +344,22 @@ class Referee:
         """Send init to every seat at once and wait for every ready."""
         waiting: dict[int, _Waiting] = {}
         n = len(self.players)
+        for seat in range(n):
+            failure = self._unprompted(seat, pump=True)
+            if failure is not None:
+                return failure
+        names = [p.name for p in self.players] if self.reveal_names else None
         for seat, player in enumerate(self.players):
             self._thaw(seat)
             seq = player.next_seq()
-            message = init_message(seq, self.match_id, self.game.name, seat, n, self.setup,
-                                   self.clocks[seat].allowance_ms())
+            message = init_message(seq, self.bot_match, self.game.name, seat, n, self.setup,
+                                   self.clocks[seat].allowance_ms(), names)
             waiting[seat] = self._start_wait(seat, "ready", seq)
             player.peer.send(message)
         replies, failure = self._collect(waiting)
         for seat, (_, used_ms) in sorted(replies.items()):
             self.log.write({"kind": "ready", "seat": seat, "time_ms": round(used_ms, 3),
-                            "clock": round(self.clocks[seat].left_ms, 3)})
+                            "clock": round(self.clocks[seat].left_ms, 3), **self.clocks[seat].margin_record()})
         return failure
 
     def _request_move(self, seat: int) -> _Waiting:
@@ -344,7 +367,7 @@ class Referee:
         player = self.players[seat]
         self._thaw(seat)
         seq = player.next_seq()
-        message = turn_message(seq, self.match_id, self.events[seat], self.clocks[seat].allowance_ms())
+        message = turn_message(seq, self.bot_match, self.events[seat], self.clocks[seat].allowance_ms())
         waiting = self._start_wait(seat, "move", seq)
         player.peer.send(message)
         self.events[seat] = []
@@ -376,6 +399,18 @@ class Referee:
         if process is not None:
             process.thaw()
 
+    def _unprompted(self, seat: int, pump: bool = False) -> Failure | None:
+        """Just before seat's request: take in what it sent since its last one; a reply sent ahead is a violation.
+
+        Mid-match a poll that does not wait sees it all (nothing was sent to the seat since its
+        reply was pumped); before `init`, pump: the welcome sent may have taken a frame's notice.
+        """
+        if pump:
+            self.players[seat].peer.pump()
+        else:
+            self._poll(0, self._seat_pollers[seat])
+        return self._drain_inbox(seat, {}, {}, time.monotonic())
+
     # --- waiting ------------------------------------------------------------------------
 
     def _start_wait(self, seat: int, kind: str, seq: int) -> _Waiting:
@@ -384,11 +419,9 @@ class Referee:
         allowance = clock.allowance_ms()
         now = time.monotonic()
         process = self.players[seat].process
-        settings = self.seat_settings[seat]
-        if settings.mode == ClockMode.CPU and process is not None:
-            wall = (allowance * settings.wall_factor + settings.margin_ms) / 1000.0
-            return _Waiting(kind, seq, now, now + wall, allowance, process.cpu_ms())
-        return _Waiting(kind, seq, now, clock.deadline_after(now), allowance)
+        if self.seat_settings[seat].mode == ClockMode.CPU and process is not None:
+            return _Waiting(kind, seq, now, clock.wall_cap_after(now), allowance, process.cpu_ms(), clock.margin_ms)
+        return _Waiting(kind, seq, now, clock.deadline_after(now), allowance, None, clock.margin_ms)
 
     def _used_ms(self, seat: int, w: _Waiting, now: float) -> float:
         """What a request has cost the seat so far: wall time, or CPU time in cpu mode."""
@@ -397,15 +430,26 @@ class Referee:
             return process.cpu_ms() - w.cpu_start
         return (now - w.sent) * 1000
 
-    def _over_budget(self, waiting: dict[int, _Waiting], now: float) -> tuple[int, _Waiting] | None:
-        """The first waiting seat past its deadline (or, in cpu mode, past its CPU time)."""
+    def _over_budget(self, waiting: dict[int, _Waiting], now: float) -> tuple[int, _Waiting, bool] | None:
+        """The first waiting seat past its deadline or, in cpu mode, past its CPU time (False) or wall cap (True)."""
         for seat, w in waiting.items():
             if now >= w.deadline:
-                return seat, w
-            margin = self.seat_settings[seat].margin_ms
-            if w.cpu_start is not None and self._used_ms(seat, w, now) > w.allowance_ms + margin:
-                return seat, w
+                return seat, w, True
+            if w.cpu_start is not None and self._used_ms(seat, w, now) > w.allowance_ms + w.margin_ms:
+                return seat, w, False
         return None
+
+    def _timeout_detail(self, seat: int, w: _Waiting, wall: bool) -> str:
+        """Why a seat lost on time: its allowance and the margin it had left, in wall or CPU time."""
+        full = self.seat_settings[seat].margin_ms
+        margin = f"{_ms(w.margin_ms)} ms margin" + (f" left of {full} ms" if w.margin_ms < full else "")
+        if w.cpu_start is None:
+            return f"no {w.kind} within {w.allowance_ms} ms + {margin}"
+        if wall:
+            factor = self.seat_settings[seat].wall_factor
+            return (f"no {w.kind} within the wall cap of {_ms(w.allowance_ms * factor + w.margin_ms)} ms "
+                    f"of wall time ({w.allowance_ms} ms x {factor:g} + {margin})")
+        return f"no {w.kind} within {w.allowance_ms} ms + {margin} of CPU time"
 
     def _next_wake_ms(self, waiting: dict[int, _Waiting], now: float) -> int:
         """How long the next poll may sleep: until the nearest deadline or CPU check."""
@@ -413,7 +457,7 @@ class Referee:
         for seat, w in waiting.items():
             if w.cpu_start is not None:
                 # CPU time cannot run faster than all cores together: check again before then.
-                left = w.allowance_ms + self.seat_settings[seat].margin_ms - self._used_ms(seat, w, now)
+                left = w.allowance_ms + w.margin_ms - self._used_ms(seat, w, now)
                 wake = min(wake, max(0.001, left / 1000.0 / (os.cpu_count() or 1)))
         # Capped: zmq's poll takes a C int of milliseconds (a person's clock may run for days).
         return min(MAX_POLL_MS, max(0, math.ceil(wake * 1000)))
@@ -435,14 +479,10 @@ class Referee:
                 return replies, failure
             late = self._over_budget(waiting, now)
             if late is not None:
-                seat, w = late
+                seat, w, wall = late
                 self.time_used[seat] += self._used_ms(seat, w, now)
                 self.clocks[seat].run_out()
-                return replies, Failure(
-                    seat, Reason.TIMEOUT,
-                    f"no {w.kind} within {w.allowance_ms} ms + {self.seat_settings[seat].margin_ms} ms margin"
-                    + (" of CPU time" if w.cpu_start is not None else ""),
-                )
+                return replies, Failure(seat, Reason.TIMEOUT, self._timeout_detail(seat, w, wall))
             self._poll(self._next_wake_ms(waiting, now), poller)
 
     def _poll(self, timeout_ms: int, poller: select.poll | None = None) -> None:
@@ -508,11 +548,17 @@ class Referee:
         replies: dict[int, tuple[dict[str, Any], float]],
         now: float,
     ) -> Failure | None:
-        """Take a seat's messages up to the awaited reply, which is kept; those before it are dropped and counted."""
-        peer = self.players[seat].peer
+        """Take a seat's messages up to the awaited reply, which is kept; those before it are dropped and counted.
+
+        A message whose seq is that of a request not sent yet (or later) is a violation: a bot
+        answers only what it was asked (SPEC.md section 4).
+        """
+        player = self.players[seat]
+        peer = player.peer
         while (message := peer.take()) is not None:
             w = waiting.get(seat)
-            if w is not None and message.get("seq") == w.seq:
+            seq = message.get("seq")
+            if w is not None and seq == w.seq:
                 if message["type"] == "resign" and w.kind == "move":
                     # Giving up instead of moving: the seat loses, as an arrows 255 does.
                     used = self._used_ms(seat, w, now)
@@ -531,6 +577,10 @@ class Referee:
                 replies[seat] = (message, used)
                 del waiting[seat]
                 return None  # what came after the reply is judged at the seat's next request
+            if isinstance(seq, int) and seq > player.seq:
+                return Failure(seat, Reason.PROTOCOL,
+                               f"{message['type']} for seq {seq} sent before that request (the last request "
+                               f"sent was seq {player.seq}): a bot answers only requests it has received")
             # A late answer to an earlier request, or chatter: dropped, never obeyed.
             self.unsolicited[seat] += 1
             if self.unsolicited[seat] > self.quota:
@@ -591,5 +641,5 @@ class Referee:
         for seat, player in enumerate(self.players):
             if failure is not None and failure.seat == seat and failure.reason not in (Reason.ILLEGAL, Reason.RESIGNED):
                 continue  # a crashed, hung or hostile bot gets no more messages
-            player.peer.send(end_message(player.next_seq(), self.match_id, result.scores, result.ranks,
+            player.peer.send(end_message(player.next_seq(), self.bot_match, result.scores, result.ranks,
                                          result.reason, result.offender, self.events[seat]))

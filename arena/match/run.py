@@ -47,6 +47,7 @@ class MatchPlan:
     trace_path: str | os.PathLike[str] | None = None  # --trace: every message both ways
     log_key: bytes | None = field(default=None, repr=False)  # signs the log (arena/logs/signing.py); None: unsigned
     ponder: bool = False  # bots may think on the opponent's time (else each is frozen while not on move)
+    reveal_names: bool = True  # whether init tells the bots the players' names
 
 
 def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.AUTO,
@@ -161,7 +162,7 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
         tracer = Tracer(plan.trace_path) if plan.trace_path else None
         referee = Referee(players, plan.game, plan.setup, plan.seed, plan.clock,
                           plan.match_id or f"{plan.game.name}-{plan.seed}", writer, on_ply=on_ply, tracer=tracer,
-                          ponder=plan.ponder)
+                          ponder=plan.ponder, reveal_names=plan.reveal_names)
         result, _ = referee_match(referee)
     except MachineError:
         refused = True

@@ -10,8 +10,9 @@ Every take-back is an `undo` record (a kind the verifier keeps but ignores) nami
 it returned to and the moves it took back, so the log still tells the whole story.
 
 Clocks are recomputed from the moves that stood (`clock − time_ms + increment`, as the
-verifier does): a bot's re-initialisation after a take-back is charged live but does not
-appear in the stitched log. README.md, "Playing against a bot", says what a person sees.
+verifier does), and so are the margins left (what a move took past its allowance comes out
+of its seat's margin): a bot's re-initialisation after a take-back is charged live but does
+not appear in the stitched log. README.md, "Playing against a bot", says what a person sees.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.clock import ClockError, ClockSettings
+from arena.clock import ClockError, ClockSettings, SeatClock
 from arena.logs.matchlog import LogError, LogWriter, NullLog, read_log
-from arena.logs.replay import Verdict, header_clocks, verify
+from arena.logs.replay import Verdict, header_clocks, margin_left, verify
 
 log = logging.getLogger(__name__)
 
@@ -124,35 +125,43 @@ class GameRecord:
         """Every seat's clock after the moves that stand (as the stitched log states it)."""
         return self._moves_with_clocks()[1]
 
-    def _moves_with_clocks(self) -> tuple[list[dict[str, Any]], list[float]]:
-        """The standing move records with recomputed clocks, and the clocks after the last."""
+    def _moves_with_clocks(self) -> tuple[list[dict[str, Any]], list[float], list[float]]:
+        """The standing move records with recomputed clocks and margins, and the clocks and margins after the last."""
         if self.header is None:
-            return [], []
+            return [], [], []
         settings = header_clocks(self.header)
         left = [float(s.budget_ms) for s in settings]
+        margins = [float(s.margin_ms) for s in settings]
         for record in self.opening:
             if record["kind"] == "ready":
                 left[record["seat"]] = float(record["clock"])
+                margins[record["seat"]] = margin_left(record, settings[record["seat"]])
         moves = []
         for ply in self.plies:
             seat = ply.move["seat"]
+            clock = SeatClock(settings[seat], left[seat], margins[seat])
+            clock.charge(float(ply.move["time_ms"]), is_move=True)  # the overrun comes out of the margin
+            margins[seat] = clock.margin_ms
             left[seat] = round(max(0.0, left[seat] - float(ply.move["time_ms"])) + settings[seat].increment_ms, 3)
-            moves.append({**ply.move, "clocks": list(left)})
-        return moves, left
+            move = {k: v for k, v in ply.move.items() if k != "margin"} | {"clocks": list(left)}
+            if margins[seat] < settings[seat].margin_ms:
+                move["margin"] = margins[seat]
+            moves.append(move)
+        return moves, left, margins
 
     def carried_clocks(self) -> list[ClockSettings]:
-        """Per-seat clock settings for a segment starting now: each seat keeps the time it has left."""
+        """Per-seat clock settings for a segment starting now: each seat keeps the time and margin it has left."""
         if self.header is None:
             raise LogError("no segment recorded yet")
-        left = self.clocks()
-        return [ClockSettings(**{**s.to_data(), "budget_ms": max(1, round(t))})
-                for s, t in zip(header_clocks(self.header), left)]
+        _, left, margins = self._moves_with_clocks()
+        return [ClockSettings(**{**s.to_data(), "budget_ms": max(1, round(t)), "margin_ms": max(0, round(m))})
+                for s, t, m in zip(header_clocks(self.header), left, margins)]
 
     def records(self) -> list[dict[str, Any]]:
         """The stitched log's records in order (without the writer's closing `end`)."""
         if self.header is None:
             return []
-        moves, _ = self._moves_with_clocks()
+        moves, _, _ = self._moves_with_clocks()
         out: list[dict[str, Any]] = [self.header, *self.opening]
         for ply, move in zip(self.plies, moves):
             # A segment fingerprinted positions reached from its own setup: the writer

@@ -1,6 +1,6 @@
 """The contest server's config (TOML): the game and its clock as in a tournament, plus the server's own keys.
 
-The tournament keys (`game`, `seed`, `setups`, `clock`, `limits`, `sandbox`) are checked by
+The tournament keys (`game`, `seed`, `setups`, `clock`, `limits`, `sandbox`, `reveal_names`) are checked by
 the tournament config's own code, so an error names the same key either way. The server
 adds `[server]`, `[ladder]`, `[uploads]`, `references` and `admin_token_file`. Paths are
 relative to the config file's directory.
@@ -20,8 +20,8 @@ from arena.launch.plugins import bots_for
 from arena.launch.sandbox import Sandbox, resolve_sandbox
 from arena.tournament.config import Checker, ConfigError, TournamentConfig, config_from_data
 
-TOP_KEYS = ("name", "game", "seed", "setups", "clock", "limits", "sandbox", "references", "admin_token_file",
-            "directory", "server", "ladder", "uploads", "finals")
+TOP_KEYS = ("name", "game", "seed", "setups", "clock", "limits", "sandbox", "reveal_names", "references",
+            "admin_token_file", "directory", "server", "ladder", "uploads", "finals")
 SERVER_KEYS = ("host", "port", "workers", "secure_cookies")
 LADDER_KEYS = ("placement_games", "validation_games", "provisional_games", "max_errors", "max_error_rate",
                "build_timeout_s", "lease_factor", "max_attempts", "scrimmages_per_hour", "max_games")
@@ -116,9 +116,10 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
     references = check.array(data.get("references", [b.name for b in bots_for(game)]), "references")
     if not references:
         raise check.fail("references", f"{game} has no reference bots; name at least one bot spec")
-    tournament_keys = ("game", "seed", "setups", "clock", "limits", "sandbox")
+    tournament_keys = ("game", "seed", "setups", "clock", "limits", "sandbox", "reveal_names")
     tdata = {key: data[key] for key in tournament_keys if key in data}
     tdata.setdefault("sandbox", "bwrap")
+    tdata.setdefault("reveal_names", False)  # contest games are anonymous: a bot is not told whom it plays
     tdata |= {"name": check.string(data.get("name", default_name), "name"), "bots": references, "players": 2,
               "logs": True}
     tournament = config_from_data(tdata, base=base, source=source)

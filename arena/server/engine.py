@@ -132,7 +132,8 @@ class Engine:
         return RunnerPlan(key="ladder", game=tournament.game, bots=(), setups=tuple(s.setup for s in tournament.setups),
                           clock=tournament.clock, limits=tournament.limits, sandbox=tournament.sandbox,
                           persistent=True, log_dir=str((self.ladder_dir / "logs").resolve()),
-                          ship_logs=self.config.executor == "dask", log_key=results_key(self.ladder_dir))
+                          ship_logs=self.config.executor == "dask", log_key=results_key(self.ladder_dir),
+                          reveal_names=tournament.reveal_names)
 
     def _make_executor(self) -> LocalExecutor | DaskExecutor:
         if self.config.executor == "dask":

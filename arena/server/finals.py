@@ -49,7 +49,7 @@ def finals_data(config: ServerConfig, bots: list[dict[str, Any]]) -> dict[str, A
             "players": 2, "games_per_pairing": config.finals_games, "format": config.finals_format,
             "setups": {"maps": [s.setup for s in tournament.setups]}, "clock": clock_data(config),
             "limits": limits_data(config), "sandbox": str(tournament.sandbox), "bots": bots,
-            "concurrency": config.workers}
+            "concurrency": config.workers, "reveal_names": tournament.reveal_names}
 
 
 def run_finals(config: ServerConfig, db: Database, stop: threading.Event) -> None:

@@ -168,6 +168,7 @@ class Intake:
                 "setups": {"maps": [tournament.setups[0].setup]}, "clock": clock_data(self.config),
                 "limits": limits_data(self.config), "sandbox": str(tournament.sandbox),
                 "strikes": {"max_strikes": 0}, "format": "gauntlet", "challengers": [name],
+                "reveal_names": tournament.reveal_names,
                 "bots": [spec, *references], "concurrency": 1}
         config = config_from_data(data, base=Path(spec["dir"]), source=f"validation of {name}")
         out = self.config.directory / "validation" / str(row.id)

@@ -34,7 +34,7 @@ from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
 
 TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
             "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt", "format", "challengers", "rounds",
-            "tiebreak_pairs", "ponder", "shared_dirs")
+            "tiebreak_pairs", "ponder", "shared_dirs", "reveal_names")
 BOT_KEYS = ("spec", "name", "options", "limits", "dir")
 SETUP_KEYS = ("fixed", "maps", "files", "random")
 CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
@@ -125,6 +125,7 @@ class TournamentConfig:
     format: FormatSpec = field(default_factory=FormatSpec)
     ponder: bool = False  # bots may think on the opponent's time (else each is frozen while not on move)
     shared_dirs: bool = False  # bots may share folders, see the config or the results (trusted bots only)
+    reveal_names: bool = True  # whether init tells the bots the players' names (arena serve: false)
     source: str = ""  # the config file, for messages
 
     def to_data(self) -> dict[str, Any]:
@@ -142,7 +143,8 @@ class TournamentConfig:
             "strikes": {"max_strikes": self.strikes.max_strikes, "reasons": list(self.strikes.reasons)},
         } | ({"sprt": self.sprt.to_data()} if self.sprt is not None else {}) \
           | self.format.to_data([b.name for b in self.bots]) \
-          | ({"ponder": True} if self.ponder else {})  # absent when false: older fingerprints stay
+          | ({"ponder": True} if self.ponder else {}) \
+          | ({} if self.reveal_names else {"reveal_names": False})  # absent at their defaults: old fingerprints stay
 
     def fingerprint(self) -> str:
         """A hash of everything that decides which matches are played and how they are scored."""
@@ -317,6 +319,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
         format=_format(check, data, bots, players, games),
         ponder=check.boolean(data.get("ponder", False), "ponder"),
         shared_dirs=shared_dirs,
+        reveal_names=check.boolean(data.get("reveal_names", True), "reveal_names"),
         source=source,
     )
 

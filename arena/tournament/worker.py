@@ -32,6 +32,7 @@ from arena.launch.process import Limits, MachineError
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
 from arena.match.hub import Hub, Peer
+from arena.match.matchid import PROCESS_KEY
 from arena.match.referee import MatchResult, Player, Referee
 from arena.match.run import launch_player, log_outputs, referee_match, shutdown
 from arena.match.trace import Tracer
@@ -65,6 +66,7 @@ class RunnerPlan:
     trace_path: str | None = None  # --trace: every message of every match, appended (absolute)
     log_key: bytes | None = field(default=None, repr=False)  # the results directory's key: signs every log
     ponder: bool = False  # bots may think on the opponent's time (else each is frozen while not on move)
+    reveal_names: bool = True  # whether init tells the bots the players' names
 
 
 @dataclass
@@ -260,8 +262,12 @@ class MatchRunner:
         path, writer = self._open_log(task)
         keep = [False] * len(players)  # an exception mid-match leaves every bot suspect
         try:
+            # Anonymous games key the ids bots are sent with the results directory's secret (a resumed
+            # run sends the same); games that reveal the names, with the match seed (None): the same anywhere.
+            id_key = None if self.plan.reveal_names else self.plan.log_key or PROCESS_KEY
             referee = Referee(players, self.game, self.plan.setups[task.setup], task.seed,
-                              self.plan.clock, task.match, writer, tracer=self.tracer, ponder=self.plan.ponder)
+                              self.plan.clock, task.match, writer, tracer=self.tracer, ponder=self.plan.ponder,
+                              id_key=id_key, reveal_names=self.plan.reveal_names)
             result, keep = referee_match(referee)
             log_outputs(writer, players, marks)
         except MachineError:  # no result: no log of it either (a retry or --resume writes one)

@@ -65,15 +65,18 @@ def seat_requests(log: MatchLog, seat: int) -> list[Request]:
         raise RerunError(f"clock settings of the log do not validate: {exc}") from None
     left = [float(s.budget_ms) for s in seat_settings]
     events: list[list[Any]] = []
+    # The id the bots were sent (format 4; before, the arena's own): a bot seeded from it plays the same.
+    match = str(header.get("bot_match", header["match"]))
+    names = log.names if header.get("reveal_names") else None
     # SeatClock.allowance_ms() turns a logged clock into the time_left_ms the referee sent; seq comes in ask().
-    init = init_message(0, header["match"], header["game"], seat, players, header["setup"],
-                        SeatClock(seat_settings[seat]).allowance_ms())
+    init = init_message(0, match, header["game"], seat, players, header["setup"],
+                        SeatClock(seat_settings[seat]).allowance_ms(), names)
     requests = [Request(init, 0)]
 
     def turn(ply: int, answer: Any, illegal: bool = False) -> None:
         nonlocal events
         allowance = SeatClock(seat_settings[seat], left[seat]).allowance_ms()
-        requests.append(Request(turn_message(0, header["match"], events, allowance), ply, answer, illegal))
+        requests.append(Request(turn_message(0, match, events, allowance), ply, answer, illegal))
         events = []
 
     for record in log.records:

@@ -51,10 +51,10 @@ def test_format1_log_still_loads_and_verifies() -> None:
     assert not verify(parse_log(json.dumps(data).encode())).ok
 
 
-def test_written_log_is_format_3_with_layout_fingerprints_and_end(blocking_log: Path) -> None:
+def test_written_log_is_format_4_with_layout_fingerprints_and_end(blocking_log: Path) -> None:
     records = records_of(blocking_log)
     header = records[0]
-    assert header["kind"] == "header" and header["magic"] == MAGIC and header["format"] == LOG_FORMAT == 3
+    assert header["kind"] == "header" and header["magic"] == MAGIC and header["format"] == LOG_FORMAT == 4
     assert header["layout"] == LAYOUT and header["writer"].startswith("arena")
     assert header["signed"] is False and "key_id" not in header  # written without a key: no mac records
     assert "mac" not in {r["kind"] for r in records}
@@ -170,7 +170,7 @@ def test_signed_writer_follows_every_record_with_its_mac_and_readers_skip_them(b
     assert [r["kind"] for r in records[1::2]] == [MAC_KIND] * (len(records) // 2)
     assert all(isinstance(r["mac"], bytes) and len(r["mac"]) == 32 for r in records[1::2])
     body = records[::2]
-    assert body[0]["signed"] is True and body[0]["key_id"] == key_id(key) and body[0]["format"] == 3
+    assert body[0]["signed"] is True and body[0]["key_id"] == key_id(key) and body[0]["format"] == 4
     assert body[-1] == {"kind": "end", "records": len(body) - 1}  # mac records are not counted
     log = read_log(signed)
     assert log.to_json_data()["records"] == read_log(blocking_log).to_json_data()["records"]

@@ -113,7 +113,10 @@ def test_edited_score_and_cut_log_fail(logs: dict[str, Path], game: str) -> None
     verdict = verify(parse_log(edited(logs[game], change)))
     assert not verdict.ok and "result: scores" in verdict.message
     data = logs[game].read_bytes()
-    half = parse_log(data[: len(data) // 2])
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(data)
+    next(unpacker)  # the header: the cut falls half-way through what follows it
+    half = parse_log(data[: (unpacker.tell() + len(data)) // 2])
     verdict = verify(half)
     assert half.truncated and verdict.truncated and not verdict.ok
     assert f"truncated after ply {len(half.moves)}" in verdict.message

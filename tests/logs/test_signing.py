@@ -20,7 +20,7 @@ import msgpack
 import pytest
 
 from arena.games import State, get_game, ranks_with_last
-from arena.logs.matchlog import read_log, write_log
+from arena.logs.matchlog import LOG_FORMAT, read_log, write_log
 from arena.logs.replay import header_clocks, verify
 from arena.logs.signing import (
     KEY_FILE,
@@ -347,7 +347,7 @@ def test_downgraded_forgery_fails_where_a_signature_is_expected(played: dict[str
     path.write_bytes(downgrade(body))
     out = verify_cli(path, config_home, "--key", str(config_home / "arena" / KEY_FILE))
     assert out.returncode == 1
-    assert signature_of(out).startswith("signature: UNSIGNED (format 3, written without a key), but --key")
+    assert signature_of(out).startswith(f"signature: UNSIGNED (format {LOG_FORMAT}, written without a key), but --key")
     # Mac records left in place while the key id is removed are a forgery too.
     body, macs = forged(played[source], forgery, careful=True)
     del body[0]["key_id"]
@@ -428,11 +428,11 @@ def test_old_formats_and_golden_logs_verify_unsigned(config_home: Path) -> None:
     assert '"status": "unsigned"' in dump.stdout
 
 
-def test_unsigned_format_3_and_unknown_keys_verify(tmp_path: Path, config_home: Path) -> None:
+def test_unsigned_logs_and_unknown_keys_verify(tmp_path: Path, config_home: Path) -> None:
     plain = tmp_path / "plain.msgpack"
     run("blocking", ["maxblock", "random"], {"rows": 5, "cols": 5}, seed=2, log=plain)  # no key: unsigned
     out = verify_cli(plain, config_home)
-    assert out.returncode == 0 and signature_of(out) == "signature: unsigned (format 3, written without a key)"
+    assert out.returncode == 0 and signature_of(out) == f"signature: unsigned (format {LOG_FORMAT}, written without a key)"
     # Signed by a key this user does not have: reported, not refused.
     signed = match(tmp_path / "other.msgpack", tmp_path / "other-config", "maxblock", "random",
                    "--set", "rows=4", "--set", "cols=4")

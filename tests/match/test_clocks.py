@@ -31,16 +31,42 @@ def test_sleeping_past_the_wall_cap_loses_in_cpu_mode() -> None:
     cpu = ClockSettings(budget_ms=300, margin_ms=100, mode=ClockMode.CPU, wall_factor=1.5)
     result, _ = run("blocking", [badbot("hang"), "sequential"], BOARD, clock=cpu)
     assert (result.reason, result.offender) == ("timeout", 0)
+    # Only the wall cap ran out, and the detail says so.
+    assert "wall time" in result.detail and "CPU time" not in result.detail, result.detail
 
 
 def test_seat_clock_arithmetic() -> None:
     clock = SeatClock(ClockSettings(budget_ms=1000, increment_ms=50, move_cap_ms=300, margin_ms=20))
     assert clock.allowance_ms() == 300
+    assert clock.deadline_after(10.0) == pytest.approx(10.32)
     clock.charge(250, is_move=True)
-    assert clock.left_ms == 800
-    clock.charge(900, is_move=False)  # an overrun inside the margin leaves zero
-    assert clock.left_ms == 0
-    assert clock.deadline_after(10.0) == pytest.approx(10.02)
+    assert (clock.left_ms, clock.margin_ms) == (800, 20)
+    clock.charge(312.5, is_move=True)  # 12.5 ms past the cap: out of the margin, for good
+    assert (clock.left_ms, clock.margin_ms) == (537.5, 7.5)
+    assert clock.deadline_after(10.0) == pytest.approx(10.3075)
+    assert clock.wall_cap_after(10.0) == pytest.approx(10.0 + (300 * 3.0 + 7.5) / 1000)
+    clock.charge(305, is_move=False)  # 5 ms past the cap again
+    assert (clock.left_ms, clock.margin_ms) == (232.5, 2.5)
+    clock.charge(234, is_move=False)  # 2 ms past its 232 ms allowance: the budget is spent, 0.5 ms of margin left
+    assert (clock.left_ms, clock.margin_ms) == (0, 0.5)
+    assert clock.deadline_after(10.0) == pytest.approx(10.0005)  # only an instant reply is in time now
+    clock.run_out()
+    assert (clock.left_ms, clock.margin_ms) == (0, 0)
+
+
+def test_the_margin_example_of_the_spec() -> None:
+    """protocol/SPEC.md section 5, step by step: the margin is one reserve, spent for good."""
+    clock = SeatClock(ClockSettings(budget_ms=2000, margin_ms=200))
+    sent = []
+    for took in (5, 2025, 150):
+        sent.append((clock.allowance_ms(), clock.deadline_after(0.0) * 1000))
+        clock.charge(took, is_move=True)
+    sent.append((clock.allowance_ms(), clock.deadline_after(0.0) * 1000))
+    assert sent == [(2000, pytest.approx(2200)), (1995, pytest.approx(2195)), (0, pytest.approx(170)),
+                    (0, pytest.approx(20))]
+    capped = SeatClock(ClockSettings(budget_ms=10_000, move_cap_ms=100, margin_ms=200))
+    capped.charge(130, is_move=True)  # 30 ms past the cap, once
+    assert capped.margin_ms == 170 and capped.deadline_after(0.0) == pytest.approx(0.270)
 
 
 @pytest.mark.parametrize("field", ["budget_ms", "margin_ms", "increment_ms"])

@@ -21,7 +21,7 @@ from protocol.bot import Bot
 
 class First(Bot):
     def init_game(self, game, seat, players, setup, time_left_ms, match):
-        print("init of seat", seat)
+        print("init of seat", seat, "names", self.names, "match", match)
         self.free = {{(r, c) for r in range(setup["rows"]) for c in range(setup["cols"])}}
 
     def turn(self, events, time_left_ms):
@@ -52,6 +52,8 @@ def test_a_python_bot_plays_on_its_pipes_and_what_it_prints_or_reads_is_its_own(
     # Prints went to the captured output, not into the protocol; stdin is empty, not the referee's lines.
     assert "printed at import" in output and "init of seat 0" in output, output
     assert "stdin gave ''" in output, output
+    # The SDK hands the bot what init carried: the players' names (revealed here) and the opaque id.
+    assert f"names {match.names} match {match.header['bot_match']}" in output, output
 
 
 def test_a_python_bots_start_up_is_not_charged_to_its_clock(tmp_path: Path) -> None:

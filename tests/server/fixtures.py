@@ -91,14 +91,19 @@ if leaks:
 
 
 # Plays by the rules in validation (matches named s…), crashes in every ladder game (named g…).
+# The README's bot, crashing at every init once a file `crash` lies beside it: the test puts it
+# there after validation (a bot cannot tell validation from the ladder: both send opaque ids).
 LADDER_CRASHER = FEWEST.replace(
     b"        rows, cols = setup[\"rows\"], setup[\"cols\"]",
-    b"        if str(match).startswith(\"g\"):\n            raise SystemExit(3)\n"
+    b"        import os\n"
+    b"        if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), \"crash\")):\n"
+    b"            raise SystemExit(3)\n"
     b"        rows, cols = setup[\"rows\"], setup[\"cols\"]")
 
 
 def talker(words: str) -> bytes:
-    """The README's bot, writing words to its stderr in every game."""
+    """The README's bot, writing words to its stderr in every game, then what it was told: `seen MATCH NAMES`."""
     return FEWEST.replace(b"        rows, cols = setup[\"rows\"], setup[\"cols\"]",
                           f"        import sys\n        print({words!r}, file=sys.stderr, flush=True)\n"
+                          f"        print('seen', match, self.names, file=sys.stderr, flush=True)\n"
                           f"        rows, cols = setup[\"rows\"], setup[\"cols\"]".encode())

@@ -34,6 +34,7 @@ def error(tmp_path: Path, text: str, insecure: bool = False) -> str:
     ('game = "blocking"\n[server]\nport = 70000\n', "server.port"),
     ('game = "blocking"\nreferences = ["nobody"]\n', "bots[0].spec: unknown bot 'nobody'"),
     ('game = "blocking"\n[clock]\nbudget_ms = -1\n', "clock.budget_ms"),
+    ('game = "blocking"\nreveal_names = "no"\n', "reveal_names: must be true or false, got a string ('no')"),
 ])
 def test_config_mistakes_are_named(tmp_path: Path, text: str, words: str) -> None:
     assert words in error(tmp_path, text)
@@ -43,6 +44,19 @@ def test_no_sandbox_needs_insecure(tmp_path: Path) -> None:
     assert "--insecure" in error(tmp_path, 'game = "blocking"\nsandbox = "none"\n')
     path = tmp_path / "contest.toml"
     assert load_server_config(path, insecure=True).tournament.sandbox == "none"
+
+
+def test_contest_games_are_anonymous_unless_the_config_says(tmp_path: Path) -> None:
+    """Validation, scrimmages, the ladder and the finals alike: init carries no names by default."""
+    from arena.server.config import server_config_from_data
+    from arena.server.finals import finals_data
+
+    config = server_config_from_data({"game": "blocking", "sandbox": "none"}, tmp_path, insecure=True)
+    assert config.tournament.reveal_names is False
+    assert finals_data(config, [])["reveal_names"] is False
+    shown = server_config_from_data({"game": "blocking", "sandbox": "none", "reveal_names": True}, tmp_path,
+                                    insecure=True)
+    assert shown.tournament.reveal_names is True and finals_data(shown, [])["reveal_names"] is True
 
 
 def test_a_state_directory_that_bots_may_read_is_refused(tmp_path: Path) -> None:

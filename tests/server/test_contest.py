@@ -11,6 +11,7 @@ accepts.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sqlite3
 import subprocess
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from arena.logs.matchlog import read_log
 from tests.helpers import ROOT, require
 from tests.server.fixtures import BROKEN_C, FEWEST, LADDER_CRASHER, archive_bot, slow, spy, talker
 from tests.server.server import Server, make_server, wait_for
@@ -89,7 +91,9 @@ def test_an_entrant_asks_for_unrated_test_games_within_a_limit(server: Server) -
 
 def test_a_version_that_fails_on_the_ladder_is_disabled_and_its_games_count_against_it(server: Server) -> None:
     answer = server.submit("carol", "crasher.py", LADDER_CRASHER)
-    assert server.settled("carol", answer.json()["id"])["status"] == "active"  # validation games went fine
+    version = server.settled("carol", answer.json()["id"])
+    assert version["status"] == "active"  # validation games went fine
+    (server.state / "submissions" / "carol" / f"v{version['version']}" / "bot" / "crash").touch()  # now it crashes
     disabled = wait_for(lambda: (lambda s: s if s["status"] == "disabled" else None)(
         server.submission("carol", answer.json()["id"])), 120, "the crashing version to be disabled")
     assert "failures in" in disabled["detail"] and disabled["errors"] > 1
@@ -180,6 +184,18 @@ def test_every_game_replays_and_its_log_verifies(server: Server) -> None:
         done = subprocess.run([sys.executable, "-m", "arena.cli", "replay", str(log), "--verify"],
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stdout + done.stderr
+    # Validation and ladder games alike: the bots were sent an opaque id and no names.
+    for log in [*logs, *sorted((server.state / "validation").glob("*/logs/*.msgpack"))]:
+        assert_anonymous(read_log(log))
+
+
+def assert_anonymous(log: Any) -> None:
+    """The log's bots were sent an opaque match id and no names (and a talker saw just that)."""
+    header = log.header
+    assert header["reveal_names"] is False and re.fullmatch(r"[0-9a-f]{20}", header["bot_match"]), header
+    for text in log.output.values():
+        for match, names in re.findall(r"^seen (\S+) (.*)$", text, re.M):
+            assert names == "None" and re.fullmatch(r"[0-9a-f]{20}", match), text
 
 
 def test_a_bots_output_is_shown_to_its_owner_only(server: Server) -> None:
@@ -309,6 +325,10 @@ def test_the_admin_freezes_and_plays_finals_that_verify(server: Server) -> None:
     assert len(alices) == 4 and all('id="board"' in view["anyone"] for view in views)  # alice plays 4 of 6
     for view in alices:
         assert "slow diary" in view["alice"] and "slow diary" not in view["bob"] + view["anyone"]
+    finals_logs = [read_log(path) for path in sorted((finals / "logs").glob("*.msgpack"))]
+    assert len(finals_logs) == 6 and sum("seen " in text for log in finals_logs for text in log.output.values()) >= 4
+    for log in finals_logs:
+        assert_anonymous(log)
     assert server.get("/finals/report_matches/..%2Fserver.db").status_code == 404
 
 
