@@ -27,8 +27,10 @@ def test_a_move_sent_before_its_turn_loses_with_reason_protocol(tmp_path: Path, 
     """The pre-sender answers its turn, then at once sends its move for the next seq."""
     log = tmp_path / "presend.msgpack"
     # The opponent takes 20 ms a move: the move sent ahead has long arrived when the next turn is due.
+    # Pondering, so the bot keeps running after its answer: under strict alternation it may be
+    # frozen before its second send, which then goes out only once its turn is (a plain reply).
     result, _ = run("blocking", [cheater(transport, "presend"), cheater("stdio", "delay", "20")], BOARD,
-                    clock=CLOCK, log=log)
+                    clock=CLOCK, log=log, ponder=True)
     assert (result.reason, result.offender) == ("protocol", 0), result.detail
     assert result.detail == ("move for seq 3 sent before that request (the last request sent was seq 2): "
                              "a bot answers only requests it has received")
