@@ -34,7 +34,7 @@ from arena.launch.botspec import BotKind, BotSpecError, parse_bot_spec
 from arena.launch.plugins import bots_for
 from arena.launch.process import LaunchError, Limits, MachineError, preflight
 from arena.launch.sandbox import SandboxError, announce, check_sandbox
-from arena.match.referee import MatchResult
+from arena.match.result import MatchResult
 from arena.match.run import MatchPlan, default_log_path, play_match
 from arena.viewer.cli import add_replay_arguments, run_replay
 

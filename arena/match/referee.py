@@ -17,7 +17,7 @@ import math
 import os
 import select
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import zmq
@@ -25,12 +25,13 @@ import zmq.backend
 
 from arena.clock import ClockMode, ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_with_last
-from arena.launch.process import BotProcess
 from arena.logs.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog, position_fingerprint
 from arena.match.matchid import bot_match_id, seed_key
+from arena.match.player import Player
+from arena.match.result import Failure, MatchResult
 from arena.match.stdio import StdioPeer
 from arena.match.trace import Tracer, TraceTap
-from arena.match.transport import SeatState, Transport
+from arena.match.transport import SeatState
 from protocol.messages import Reason, end_message, init_message, turn_message
 
 log = logging.getLogger(__name__)
@@ -52,88 +53,6 @@ DISCONNECT_SETTLE_MS = 250  # after a dropped connection, how long a dying proce
 def _ms(value: float) -> str:
     """Milliseconds as a detail shows them: 170, 26.4."""
     return f"{value:.1f}".removesuffix(".0")
-
-
-@dataclass(eq=False)
-class Player:
-    """A bot connected to the hub; a pool keeps it across matches."""
-
-    name: str
-    peer: Transport
-    process: BotProcess | None = None
-    seq: int = 0
-    spec_text: str = ""
-    launch_error: str = ""  # set when the process could not be started at all
-
-    def next_seq(self) -> int:
-        """The seq of the next request on this connection."""
-        self.seq += 1
-        return self.seq
-
-    def output_mark(self) -> int:
-        """How many bytes of output the bot's process has written so far."""
-        return 0 if self.process is None else self.process.output_size()
-
-    def output_since(self, mark: int) -> str:
-        """What the process wrote after mark (bounded by the kept tail); a launch failure's text."""
-        if self.process is None:
-            return self.launch_error
-        self.process.drain_output()
-        return self.process.output_since(mark)
-
-    def healthy(self) -> bool:
-        """True when the process runs and its connection is intact and clean (it may play on)."""
-        if self.launch_error or self.process is None or not self.process.alive:
-            return False
-        self.peer.pump()
-        return self.peer.state is SeatState.CONNECTED
-
-
-@dataclass
-class Failure:
-    """A bot failure that ends the match."""
-
-    seat: int
-    reason: Reason
-    detail: str
-    time_ms: float = 0.0  # time charged for the answer that ended the match (a resignation)
-
-
-@dataclass
-class MatchResult:
-    """The outcome of one match, as recorded in the log and the results store."""
-
-    match: str
-    game: str
-    names: list[str]
-    scores: list[float]
-    ranks: list[int]
-    reason: str
-    offender: int | None
-    plies: int
-    detail: str = ""
-    log: str | None = None
-    duration_s: float = 0.0
-    time_used_ms: list[float] = field(default_factory=list)
-
-    @property
-    def players(self) -> int:
-        """The number of seats."""
-        return len(self.names)
-
-    def summary(self) -> dict[str, Any]:
-        """The keys `arena match --json` prints."""
-        return {
-            "game": self.game,
-            "players": self.names,
-            "scores": self.scores,
-            "ranks": self.ranks,
-            "reason": self.reason,
-            "offender": self.offender,
-            "detail": self.detail,
-            "plies": self.plies,
-            "log": self.log,
-        }
 
 
 @dataclass

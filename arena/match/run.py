@@ -19,7 +19,9 @@ from arena.launch.process import BotProcess, LaunchError, Limits, MachineError
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
 from arena.match.hub import Hub, Peer
-from arena.match.referee import MatchResult, Player, Referee
+from arena.match.player import Player
+from arena.match.referee import Referee
+from arena.match.result import MatchResult
 from arena.match.stdio import StdioPeer
 from arena.match.trace import Tracer
 from arena.match.transport import Transport

@@ -37,7 +37,9 @@ from arena.launch.process import Limits
 from arena.logs.matchlog import output_records, write_log
 from arena.logs.signing import user_key
 from arena.match.hub import Hub, Peer
-from arena.match.referee import MatchResult, Player, Referee
+from arena.match.player import Player
+from arena.match.referee import Referee
+from arena.match.result import MatchResult
 from arena.match.run import launch_player, shutdown
 from arena.match.trace import Tracer
 from arena.play.log import GameRecord, RecordingLog, check_log

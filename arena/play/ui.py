@@ -21,7 +21,7 @@ from typing import Any, ClassVar, TextIO
 from arena.games import GameError, Move, State, get_game
 from arena.games.arrows import DIRECTION_NAMES, RESIGN, ArrowsState
 from arena.games.blocking import BlockingState
-from arena.match.referee import MatchResult
+from arena.match.result import MatchResult
 from arena.outcomes import Reason
 
 # SGR codes of the few styles the views use.

@@ -9,7 +9,7 @@ from arena.games import Move, State
 from arena.games.blocky import KINDS, SYMBOLS, BlockyState
 from arena.games.tenten import TentenState, block_picture
 from arena.games.tiles import COLOUR_NAMES, COLOURS, TilesState
-from arena.match.referee import MatchResult
+from arena.match.result import MatchResult
 from arena.play.ui import SEAT_STYLES, VIEWS, Command, Terminal, View, numbers
 
 # --- tiles -----------------------------------------------------------------------------

@@ -33,7 +33,9 @@ from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
 from arena.match.hub import Hub, Peer
 from arena.match.matchid import PROCESS_KEY
-from arena.match.referee import MatchResult, Player, Referee
+from arena.match.player import Player
+from arena.match.referee import Referee
+from arena.match.result import MatchResult
 from arena.match.run import launch_player, log_outputs, referee_match, shutdown
 from arena.match.trace import Tracer
 from arena.tournament.config import BotEntry

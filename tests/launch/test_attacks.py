@@ -30,7 +30,7 @@ from arena.launch.process import Limits
 from arena.launch.sandbox import Sandbox
 from arena.launch.uids import pool_range
 from arena.logs.matchlog import read_log
-from arena.match.referee import MatchResult
+from arena.match.result import MatchResult
 from tests.helpers import FIXTURES, ROOT, alive, ancestors, require, run
 
 BOARD = {"rows": 4, "cols": 5}

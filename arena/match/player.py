@@ -1,0 +1,43 @@
+"""A seat's bot as the referee sees it: the process and the link it talks through."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.launch.process import BotProcess
+from arena.match.transport import SeatState, Transport
+
+
+@dataclass(eq=False)
+class Player:
+    """A bot connected to the hub; a pool keeps it across matches."""
+
+    name: str
+    peer: Transport
+    process: BotProcess | None = None
+    seq: int = 0
+    spec_text: str = ""
+    launch_error: str = ""  # set when the process could not be started at all
+
+    def next_seq(self) -> int:
+        """The seq of the next request on this connection."""
+        self.seq += 1
+        return self.seq
+
+    def output_mark(self) -> int:
+        """How many bytes of output the bot's process has written so far."""
+        return 0 if self.process is None else self.process.output_size()
+
+    def output_since(self, mark: int) -> str:
+        """What the process wrote after mark (bounded by the kept tail); a launch failure's text."""
+        if self.process is None:
+            return self.launch_error
+        self.process.drain_output()
+        return self.process.output_since(mark)
+
+    def healthy(self) -> bool:
+        """True when the process runs and its connection is intact and clean (it may play on)."""
+        if self.launch_error or self.process is None or not self.process.alive:
+            return False
+        self.peer.pump()
+        return self.peer.state is SeatState.CONNECTED
