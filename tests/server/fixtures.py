@@ -90,9 +90,9 @@ if leaks:
 '''.encode())
 
 
-# Plays by the rules in validation (matches named s…), crashes in every ladder game (named g…).
 # The README's bot, crashing at every init once a file `crash` lies beside it: the test puts it
-# there after validation (a bot cannot tell validation from the ladder: both send opaque ids).
+# there after validation and restarts the server, so the ladder's fresh processes find it (a bot
+# cannot tell validation from the ladder: both send opaque ids, and names of neither).
 LADDER_CRASHER = FEWEST.replace(
     b"        rows, cols = setup[\"rows\"], setup[\"cols\"]",
     b"        import os\n"
