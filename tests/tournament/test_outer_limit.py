@@ -28,7 +28,7 @@ from tests.tournament.helpers import write_config
 
 PIDS_ROOT = Path("/sys/fs/cgroup/pids")
 # How the arena names the machine: a fork refused from above, or a process refused to its launch.
-MACHINE = re.compile(r"a process limit above the arena's|the machine refused a process")
+MACHINE = re.compile(r"a process limit above the arena's|the machine refused a process|failed before the bot ran")
 
 
 def own_pids_cgroup() -> Path:
