@@ -20,8 +20,9 @@ from tests.launch.test_attacks import SYSTEM_PYTHON, bot_uid_processes, needs_ro
 
 HOG = FIXTURES / "cpuhog.py"
 BOARD = {"rows": 8, "cols": 8}
-# The CPU clock (with its wall cap, 3x the CPU time left): the figures hold on a busy machine too.
-TIGHT = ClockSettings(budget_ms=300, increment_ms=200, mode="cpu")
+# The CPU clock, with a wall cap of 10x the CPU time left: the figures hold on a busy machine
+# too, while a bot that gets 1/61 of the CPU (the hog's share, unprotected) runs into the cap.
+TIGHT = ClockSettings(budget_ms=300, increment_ms=200, mode="cpu", wall_factor=10.0)
 ROOMY = ClockSettings(budget_ms=20_000)  # the hog's own clock: it must not lose on time itself
 
 
