@@ -97,9 +97,9 @@ def test_round_planner_finds_the_true_optimum_on_small_boards() -> None:
 def test_greedy_is_quick_on_an_empty_ten_by_ten() -> None:
     setup = {"size": 10, "sequence": [DOT, H2, [[0, 0], [0, 1]]]}
     state, _ = GAME.start(setup, 1, 0)
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: what the plan costs, however busy the machine is
     steps = simple.plan_round(state)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     assert len(steps) == 3
 
 
