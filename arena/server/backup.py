@@ -37,6 +37,7 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONB
 LOG_NAME = re.compile(r"logs/g\d+\.msgpack")
 VERSION_DIR = re.compile(r"v\d+")
 MANIFEST = "backup.json"
+LOCK_NAME = "arena.lock"
 UNFINISHED = (Status.QUEUED, Status.BUILDING, Status.VALIDATING)
 
 
@@ -185,6 +186,8 @@ def _copy_dir(src_fd: int, source: Path, target: Path, report: BackupReport, sql
         report.skipped.append(f"{source}: folders too deep")
         return
     for name in sorted(os.listdir(src_fd)):
+        if name == LOCK_NAME:
+            continue  # the lock of a results directory names a process of this machine, now
         mode = os.stat(name, dir_fd=src_fd, follow_symlinks=False).st_mode
         if stat.S_ISDIR(mode):
             child = os.open(name, _DIR_FLAGS, dir_fd=src_fd)
