@@ -1,4 +1,4 @@
-"""A viewer page for a viewer who owns only some seats: the other seats' output, failure detail and commands left out."""
+"""A viewer page for one who owns only some seats: the others' output, failure detail and commands left out."""
 
 from __future__ import annotations
 
