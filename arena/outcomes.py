@@ -12,7 +12,7 @@ from typing import Final
 
 from protocol.messages import Reason
 
-__all__ = ["DEFAULT_STRIKE_REASONS", "FAILURES", "FORFEIT", "REPLACE_REASONS", "Reason"]
+__all__ = ["DEFAULT_STRIKE_REASONS", "FAILURES", "FORFEIT", "REPLACE_REASONS", "Reason", "public_detail"]
 
 # A tournament's row for a match not played (its bot disqualified): never on the wire.
 FORFEIT: Final = "forfeit"
@@ -23,3 +23,20 @@ DEFAULT_STRIKE_REASONS: Final[tuple[Reason, ...]] = (Reason.TIMEOUT, Reason.CRAS
 # A failure by one of these leaves the offender's process suspect: it is killed, and a worker
 # starts a fresh one for the bot's next match.
 REPLACE_REASONS: Final[frozenset[Reason]] = frozenset(FAILURES)
+
+# How the public is told of a failure: the reason in words, never the detail, which may quote
+# what the bot wrote (a crash's last output line, the bytes of a broken frame, an illegal move).
+_PUBLIC_VERBS: Final[dict[str, str]] = {
+    Reason.TIMEOUT: "ran out of time", Reason.ILLEGAL: "played an illegal move", Reason.CRASH: "crashed",
+    Reason.PROTOCOL: "broke the protocol", Reason.RESIGNED: "resigned", FORFEIT: "forfeited",
+}
+
+
+def public_detail(reason: str, plies: int) -> str:
+    """A failure's detail as anyone may read it: what happened and when ("crashed after 12 plies"), no quotes."""
+    verb = _PUBLIC_VERBS.get(reason)
+    if verb is None:
+        return ""
+    if plies <= 0:
+        return f"{verb} before the first move"
+    return f"{verb} after {plies} {'ply' if plies == 1 else 'plies'}"

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from arena.server.auth import AuthError, Caller, add_entrant
 from arena.server.contest import Contest
 from arena.server.db import GameKind, GameStatus, Status, now
+from arena.server.draws import draw_secret, draw_setup, game_seed
 from arena.server.finals import FinalsError, freeze_field
 from arena.server.intake import conditions
+from arena.server.privacy import version_detail
 
 
 def scrimmage(contest: Contest, caller: Caller, opponent: Any) -> tuple[str, int]:
@@ -28,10 +31,17 @@ def scrimmage(contest: Contest, caller: Caller, opponent: Any) -> tuple[str, int
         return "opponent: give the id of an active version (see the leaderboard)", 0
     if contest.db.value("SELECT status FROM submissions WHERE id = ?", other) != Status.ACTIVE or other == mine:
         return f"opponent {other}: not an active version of another entrant", 0
-    return "", contest.db.execute("INSERT INTO games (kind, a, b, setup, seed, status, created, requested_by, "
-                                  "conditions) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)", GameKind.SCRIMMAGE, mine, other,
-                                  int(now() * 1000) % 2**31, GameStatus.QUEUED, now(), caller.entrant,
-                                  conditions(contest.config, 0))
+    # Drawn as a ladder game's: a test game looks like any other to the bots.
+    config, db = contest.config, contest.db
+    setup, secret = draw_setup(config, random.SystemRandom()), draw_secret(db)
+    with db.transaction() as tx:
+        number = int(tx.execute("INSERT INTO games (kind, a, b, setup, seed, status, created, requested_by, "
+                                "conditions) VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)",
+                                (GameKind.SCRIMMAGE, mine, other, setup, GameStatus.QUEUED, now(), caller.entrant,
+                                 conditions(config, setup))).lastrowid)
+        tx.execute("UPDATE games SET seed = ? WHERE id = ?",
+                   (game_seed(config, secret, "ladder", number), number))
+    return "", number
 
 
 def admin_action(contest: Contest, action: str, form: dict[str, Any]) -> tuple[str, str]:
@@ -49,6 +59,12 @@ def admin_action(contest: Contest, action: str, form: dict[str, Any]) -> tuple[s
     if action == "unfreeze":
         db.set_setting("frozen", "0")
         return "Submissions are open again.", ""
+    if action == "pause":
+        db.set_setting("paused", "1")
+        return "The ladder is paused: the games in flight end, no new one starts.", ""
+    if action == "resume":
+        db.set_setting("paused", "0")
+        return "The ladder plays again.", ""
     if action == "finals":
         if db.setting("finals") == "running":
             return "The finals are already running.", ""
@@ -75,12 +91,14 @@ def admin_action(contest: Contest, action: str, form: dict[str, Any]) -> tuple[s
 
 
 def export(contest: Contest) -> dict[str, Any]:
-    """Everything public about the contest, for publication (no tokens, no logs of builds)."""
+    """Everything public about the contest, for publication: what anyone may read (no tokens, logs or bots' output)."""
     db = contest.db
+    submissions = []
+    for row in db.rows("SELECT id, entrant, version, filename, language, status, detail, created, mu, sigma, games, "
+                       "errors FROM submissions"):
+        submissions.append(row.data | {"detail": version_detail(row.status, row.detail, private=False)})
     return {"contest": contest.config.tournament.name, "game": contest.config.game, "exported": now(),
             "leaderboard": contest.leaderboard(),
             "entrants": [r.data for r in db.rows("SELECT id, name, created, house, disabled FROM entrants")],
-            "submissions": [r.data for r in db.rows(
-                "SELECT id, entrant, version, filename, language, status, detail, created, mu, sigma, games, errors "
-                "FROM submissions")],
-            "games": contest.games(limit=10**9), "finals": db.setting("finals") or "none"}
+            "submissions": submissions, "games": contest.games(Caller(), limit=10**9),
+            "finals": db.setting("finals") or "none"}

@@ -20,6 +20,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -33,13 +34,15 @@ from starlette.responses import (
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from arena.server import actions
+from arena.server import actions, metrics
 from arena.server.auth import SESSION_COOKIE, SESSION_DAYS, Caller
 from arena.server.config import ServerConfig
 from arena.server.contest import Contest
 from arena.server.engine import ladder_log
 from arena.server.finals import finals_dir
 from arena.server.intake import QuotaError, accept_upload
+from arena.server.net import ConnectionMiddleware, from_this_machine
+from arena.server.ratelimit import RateLimited
 from arena.server.sources import NAME, SubmissionError
 
 log = logging.getLogger(__name__)
@@ -48,6 +51,8 @@ TEMPLATES = Path(__file__).with_name("templates")
 PRESESSION_COOKIE = "arena_form"  # a visitor's random seed for the login form's CSRF token
 PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:"
 EVENT_POLL_S = 1.0
+# A page that differs by viewer (its owner sees the bots' output) is never kept by a shared cache.
+PRIVATE_HEADERS = {"Cache-Control": "private, no-store", "Vary": "Authorization, Cookie"}
 
 
 def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
@@ -102,7 +107,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
     async def home(request: Request) -> Response:
         caller = contest.caller(request)
         return render(request, "leaderboard.html", caller, board=contest.leaderboard(),
-                      games=contest.games(limit=15), finals=contest.db.setting("finals"),
+                      games=contest.games(caller, limit=15), finals=contest.db.setting("finals"),
                       ladder_error=contest.engine.error)
 
     async def api_leaderboard(request: Request) -> Response:
@@ -120,7 +125,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         versions = [contest.submission_data(row, private) for row in rows]
         ids = [row.id for row in rows] or [0]
         marks = ",".join("?" * len(ids))
-        games = contest.games(f"(g.a IN ({marks}) OR g.b IN ({marks}))", *ids, *ids, limit=30)
+        games = contest.games(caller, f"(g.a IN ({marks}) OR g.b IN ({marks}))", *ids, *ids, limit=30)
         opponents = [b for b in contest.leaderboard() if b["entrant"] != entrant.name]
         return render(request, "entrant.html", caller, entrant=entrant, versions=versions, games=games,
                       private=private, opponents=opponents, placement=config.ladder.placement_games)
@@ -135,7 +140,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
                                                                    "(?, ?)", game.a, game.b)}
         seats = [seat for seat, version in enumerate((game.a, game.b))
                  if contest.owns(caller, owners.get(version, -1))]
-        return HTMLResponse(await run_in_threadpool(_viewer_page, path, seats))
+        return HTMLResponse(await run_in_threadpool(_viewer_page, path, seats), headers=PRIVATE_HEADERS)
 
     async def finals_match(request: Request) -> Response:
         caller = contest.caller(request)
@@ -145,7 +150,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
             return not_found(request, caller, "finals match")
         page = await run_in_threadpool(_viewer_page, path, None, caller.name if caller.entrant else "",
                                        caller.admin, "../")
-        return HTMLResponse(page)
+        return HTMLResponse(page, headers=PRIVATE_HEADERS)
 
     async def finals_page(request: Request) -> Response:
         caller = contest.caller(request)
@@ -159,8 +164,8 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         alive = {t.name: t.is_alive() for t in contest.engine.threads}
         ok = bool(alive) and all(alive.values()) and not contest.engine.error if contest.start_engine else True
         body = {"ok": ok, "threads": alive, "uptime_s": round(time.time() - contest.started, 1),
-                "frozen": contest.db.setting("frozen") == "1", "finals": contest.db.setting("finals") or "none",
-                **contest.queue()}
+                "frozen": contest.db.setting("frozen") == "1", "paused": contest.db.setting("paused") == "1",
+                "finals": contest.db.setting("finals") or "none", **contest.queue()}
         if contest.engine.error:
             body["error"] = contest.engine.error
         return JSONResponse(body, status_code=200 if ok else 503)
@@ -194,7 +199,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         form = await checked_form(request, caller)
         if form is None:
             return forbidden(request, caller, "The form expired or came from another site; reload the page.")
-        who = contest.keys.by_token(str(form.get("token", "")))
+        who = contest.authenticate(request, str(form.get("token", "")))
         if not who.known:
             return render(request, "login.html", caller, 401, error="That token opens nothing.")
         target = "/admin" if who.admin else f"/entrants/{who.name}"
@@ -284,10 +289,11 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         return render(request, "submission.html", caller, sub=contest.submission_data(row, True))
 
     async def api_games(request: Request) -> Response:
+        caller = contest.caller(request)
         version = request.query_params.get("submission", "")
         if version.isdigit():
-            return JSONResponse(contest.games("(g.a = ? OR g.b = ?)", int(version), int(version), limit=200))
-        return JSONResponse(contest.games(limit=200))
+            return JSONResponse(contest.games(caller, "(g.a = ? OR g.b = ?)", int(version), int(version), limit=200))
+        return JSONResponse(contest.games(caller, limit=200))
 
     async def scrimmage(request: Request) -> Response:
         caller = contest.caller(request)
@@ -325,6 +331,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
             "FROM entrants e WHERE e.house = 0 ORDER BY e.name")
         return render(request, "admin.html", caller, entrants=entrants, queue=contest.queue(),
                       finals=contest.db.setting("finals") or "none", finals_error=contest.db.setting("finals_error"),
+                      paused=contest.db.setting("paused") == "1",
                       ladder_error=contest.engine.error)
 
     async def admin_action(request: Request) -> Response:
@@ -351,6 +358,23 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         data = await run_in_threadpool(actions.export, contest)
         return JSONResponse(data, headers={"Content-Disposition": "attachment; filename=contest-export.json"})
 
+    async def metrics_page(request: Request) -> Response:
+        caller = contest.caller(request)
+        if not (caller.admin or from_this_machine(request, config.trusted_proxies)):
+            return PlainTextResponse("metrics: send the admin's token, or ask from the server's own machine\n",
+                                     status_code=403)
+        text = await run_in_threadpool(metrics.render, contest)
+        return Response(text, media_type=metrics.CONTENT_TYPE)
+
+    async def rate_limited(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RateLimited)
+        headers = {"Retry-After": str(exc.retry_after)}
+        if _wants_json(request) or request.headers.get("authorization"):
+            return JSONResponse({"error": str(exc)}, status_code=429, headers=headers)
+        response = render(request, "message.html", Caller(), 429, title="Too many attempts", message=str(exc))
+        response.headers.update(headers)
+        return response
+
     async def live_js(request: Request) -> Response:
         return PlainTextResponse((TEMPLATES / "live.js").read_text(), media_type="text/javascript")
 
@@ -374,10 +398,17 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         Route("/api/games", api_games), Route("/scrimmage", scrimmage, methods=["POST"]),
         Route("/api/scrimmages", scrimmage, methods=["POST"]), Route("/admin", admin_page),
         Route("/admin/export", export), Route("/admin/{action}", admin_action, methods=["POST"]),
-        Route("/static/live.js", live_js),
+        Route("/static/live.js", live_js), Route("/metrics", metrics_page),
         Route("/favicon.ico", lambda request: Response(status_code=204)),  # browsers ask; there is none
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    # The connection's own address is kept before a trusted proxy's headers name the client (net.py).
+    middleware = [Middleware(ConnectionMiddleware)]
+    if config.trusted_proxies:
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        middleware.append(Middleware(ProxyHeadersMiddleware, trusted_hosts=list(config.trusted_proxies)))
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware,
+                    exception_handlers={RateLimited: rate_limited})
     app.state.contest = contest
     return app
 
@@ -399,7 +430,7 @@ def _wants_json(request: Request) -> bool:
 
 def _viewer_page(path: Path, seats: list[int] | None = None, owner: str = "", admin: bool = False,
                  back: str = "") -> str:
-    """The viewer page of a game, with the bots' output of the caller's own seats only.
+    """The viewer page of a game, with the private part (output, failure detail) of the caller's own seats only.
 
     seats: the caller's seats; or, for the finals (seats named after entrants), owner: the caller's name.
     """
@@ -407,10 +438,9 @@ def _viewer_page(path: Path, seats: list[int] | None = None, owner: str = "", ad
     from arena.viewer.frames import match_data
     from arena.viewer.page import match_page
 
-    data = match_data(read_log(path))
+    log = read_log(path)
     if seats is None:
-        seats = [seat for seat, name in enumerate(data["names"]) if admin or (owner and name == owner)]
-    data["output"] = {seat: text for seat, text in data["output"].items() if int(seat) in seats}
-    return match_page(data, back=back)
+        seats = [seat for seat, name in enumerate(log.names) if admin or (owner and name == owner)]
+    return match_page(match_data(log, shown=set(seats)), back=back)
 
 

@@ -21,10 +21,14 @@ def register(subparsers: Any) -> None:
     """Add `serve`, `entrants` and `submit` (called by arena.cli.main)."""
     s = subparsers.add_parser(
         "serve", help="run a contest server: entrants submit bots, a sandboxed ladder plays them",
+        usage="arena serve [options] CONFIG\n       arena serve backup CONFIG DEST",
         description="Start the contest server of CONFIG (TOML): the web pages and JSON API, the build and "
                     "validation of submissions in the sandbox, and the ladder. State lives under the config's "
-                    "directory (SQLite, submissions, logs, finals); a restart resumes it.")
+                    "directory (SQLite, submissions, logs, finals); a restart resumes it. "
+                    "`arena serve backup CONFIG DEST` copies that state, consistently, into the new folder DEST "
+                    "while the server runs (restore: docs/server.md).")
     s.add_argument("config", metavar="CONFIG")
+    s.add_argument("more", nargs="*", help=argparse.SUPPRESS)  # `backup CONFIG DEST`
     s.add_argument("--host", help="address to listen on (default: the config's, else 127.0.0.1)")
     s.add_argument("--port", type=int, help="port (default: the config's, else 8000; 0 picks a free one)")
     s.add_argument("--workers", type=positive_int, metavar="N", help="referee processes for the ladder")
@@ -34,6 +38,8 @@ def register(subparsers: Any) -> None:
                    help="where ladder games run: local worker processes, or a Dask cluster whose workers see the "
                         "server's directory at the same path (pip install 'arena[dask]')")
     s.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler (tcp://host:8786) for --executor dask")
+    s.add_argument("--paused", action="store_true",
+                   help="start with the ladder paused (after a restore: look, then resume it on the admin page)")
     s.set_defaults(func=cmd_serve)
 
     e = subparsers.add_parser("entrants", help="list or add a contest server's entrants",
@@ -67,7 +73,13 @@ def _config(path: str, insecure: bool = False) -> Any:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run the server until SIGINT or SIGTERM."""
+    """Run the server until SIGINT or SIGTERM (or, as `serve backup CONFIG DEST`, copy its state)."""
+    if args.config == "backup" and args.more:
+        if len(args.more) != 2:
+            raise CliError("serve backup: give CONFIG and DEST (a new folder)")
+        return cmd_backup(*args.more)
+    if args.more:
+        raise CliError(f"unexpected arguments: {' '.join(args.more)} (arena serve CONFIG, or serve backup CONFIG DEST)")
     try:
         import uvicorn
     except ImportError:
@@ -88,6 +100,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                              ("executor", args.executor), ("scheduler", args.scheduler))
                if value is not None}
     config = dataclasses.replace(config, **changes)
+    from arena.server.backup import BackupError, check_restored
+
+    try:
+        check_restored(config.directory)
+    except BackupError as exc:
+        raise CliError(str(exc)) from None
     try:  # one server per state directory, before anything in it is opened; held while serving
         check_private(config)  # (before the lock creates the directory)
         lock = lock_directory(config.directory)
@@ -102,11 +120,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app = create_app(config)
     except (DatabaseError, AuthError, ConfigError, OSError) as exc:
         raise CliError(str(exc)) from None
+    if args.paused:
+        app.state.contest.db.set_setting("paused", "1")
     print(f"arena serve: {config.tournament.name} ({config.game}) on http://{config.host}:{config.port}/ — "
-          f"state in {config.directory}, admin token in {config.admin_token_file}", file=sys.stderr, flush=True)
+          f"state in {config.directory}, admin token in {config.admin_token_file}"
+          + (" — the ladder is paused" if args.paused else ""), file=sys.stderr, flush=True)
     with lock:
-        uvicorn.run(app, host=config.host, port=config.port, log_level="info", proxy_headers=True,
+        # Forwarding headers are believed from the config's trusted proxies only (arena/server/net.py).
+        uvicorn.run(app, host=config.host, port=config.port, log_level="info", proxy_headers=False,
                     timeout_graceful_shutdown=5)
+    return EXIT_OK
+
+
+def cmd_backup(config_path: str, dest: str) -> int:
+    """`arena serve backup CONFIG DEST`: a consistent copy of the contest's state, made while it runs."""
+    from arena.server.backup import BackupError, backup
+
+    config = _config(config_path, insecure=True)
+    try:
+        report = backup(config, Path(dest))
+    except BackupError as exc:
+        raise CliError(str(exc)) from None
+    print(f"backed up {config.directory} to {report.dest}: {report.games} games played ({report.logs} logs), "
+          f"{report.versions} versions, {report.files} files, {report.bytes / 2**20:.1f} MiB")
+    for name in report.skipped:
+        print(f"  not copied (not a regular file or folder): {name}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -8,6 +8,7 @@ relative to the config file's directory.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
@@ -22,7 +23,7 @@ from arena.tournament.config import Checker, ConfigError, TournamentConfig, conf
 
 TOP_KEYS = ("name", "game", "seed", "setups", "clock", "limits", "sandbox", "reveal_names", "references",
             "admin_token_file", "directory", "server", "ladder", "uploads", "finals")
-SERVER_KEYS = ("host", "port", "workers", "secure_cookies")
+SERVER_KEYS = ("host", "port", "workers", "secure_cookies", "trusted_proxies", "login_failures", "login_window_s")
 LADDER_KEYS = ("placement_games", "validation_games", "provisional_games", "max_errors", "max_error_rate",
                "build_timeout_s", "lease_factor", "max_attempts", "scrimmages_per_hour", "max_games")
 UPLOAD_KEYS = ("max_bytes", "max_files", "max_unpacked_bytes", "versions_per_entrant", "per_hour")
@@ -67,6 +68,11 @@ class ServerConfig:
     port: int = 8000
     workers: int = 1
     secure_cookies: bool = False  # True behind an HTTPS proxy: cookies are sent over HTTPS only
+    # Addresses (or networks) of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are
+    # believed; from anyone else those headers are ignored.
+    trusted_proxies: tuple[str, ...] = ()
+    login_failures: int = 20  # failed logins and bad tokens an address may send within login_window_s ...
+    login_window_s: int = 60  # ... before its token checks are answered 429 for the rest of the window
     ladder: LadderPolicy = field(default_factory=LadderPolicy)
     uploads: UploadLimits = field(default_factory=UploadLimits)
     finals_games: int = 4
@@ -148,10 +154,25 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
         port=check.integer(server.get("port", 8000), "server.port", 0, 65535),
         workers=check.integer(server.get("workers", 1), "server.workers", 1, 256),
         secure_cookies=check.boolean(server.get("secure_cookies", False), "server.secure_cookies"),
+        trusted_proxies=_proxies(check, server.get("trusted_proxies", [])),
+        login_failures=check.integer(server.get("login_failures", 20), "server.login_failures", 1, 1_000_000),
+        login_window_s=check.integer(server.get("login_window_s", 60), "server.login_window_s", 1, 86_400),
         ladder=_ladder(check, data.get("ladder", {})), uploads=_uploads(check, data.get("uploads", {})),
         finals_games=_even(check, finals.get("games_per_pairing", 4), "finals.games_per_pairing"),
         finals_format=finals_format, source=source,
     )
+
+
+def _proxies(check: Checker, value: Any) -> tuple[str, ...]:
+    proxies = []
+    for i, item in enumerate(check.array(value, "server.trusted_proxies")):
+        text = check.string(item, f"server.trusted_proxies[{i}]")
+        try:
+            ipaddress.ip_network(text, strict=False)
+        except ValueError:
+            raise check.fail(f"server.trusted_proxies[{i}]", f"{text!r} is not an IP address or network") from None
+        proxies.append(text)
+    return tuple(proxies)
 
 
 def _even(check: Checker, value: Any, key: str) -> int:

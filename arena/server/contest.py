@@ -13,6 +13,9 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database, GameStatus, Status
 from arena.server.engine import Engine
 from arena.server.ladder import interval
+from arena.server.net import client_address
+from arena.server.privacy import game_detail, version_detail
+from arena.server.ratelimit import FailureLimiter
 from arena.tournament.config import ConfigError
 
 
@@ -25,17 +28,33 @@ class Contest:
         self.db = Database(config.directory / "server.db")
         self.keys = Keys(self.db, config.admin_token_file)
         self.engine = Engine(config, self.db)
+        self.limiter = FailureLimiter(config.login_failures, config.login_window_s)
         self.start_engine = start_engine
         self.started = time.time()
 
     # --- who is asking ---------------------------------------------------------------------
 
     def caller(self, request: Request) -> Caller:
-        """The caller by bearer token, else by session cookie."""
+        """The caller by bearer token, else by session cookie (RateLimited: the address must wait)."""
         header = request.headers.get("authorization", "")
         if header.lower().startswith("bearer "):
-            return self.keys.by_token(header[7:])
+            return self.authenticate(request, header[7:])
         return self.keys.by_session(request.cookies.get(SESSION_COOKIE))
+
+    def authenticate(self, request: Request, token: str) -> Caller:
+        """The caller a token names; one that names nobody counts against the client's address.
+
+        RateLimited when the address has sent too many bad tokens lately: then no token is
+        checked at all, a right one neither (the answer would tell it from a wrong one).
+        """
+        if not token.strip():
+            return Caller()
+        address = client_address(request)
+        self.limiter.check(address)
+        who = self.keys.by_token(token)
+        if not who.known:
+            self.limiter.fail(address)
+        return who
 
     def owns(self, caller: Caller, entrant: int) -> bool:
         """True when the caller may see an entrant's private things."""
@@ -64,9 +83,10 @@ class Contest:
         return board
 
     def submission_data(self, row: Any, private: bool) -> dict[str, Any]:
-        """A submission as the API gives it (logs for its owner only)."""
+        """A submission as the API gives it (logs and the full detail for its owner and the admin only)."""
         data = {"id": row.id, "entrant": row.entrant_name, "version": row.version, "filename": row.filename,
-                "language": row.language, "status": row.status, "detail": row.detail, "created": row.created,
+                "language": row.language, "status": row.status,
+                "detail": version_detail(row.status, row.detail, private), "created": row.created,
                 "games": row.games, "errors": row.errors, "rating": round(row.mu - 3 * row.sigma, 2),
                 "mu": round(row.mu, 2), "sigma": round(row.sigma, 2), "placement_left": row.placement_left}
         if private:
@@ -78,11 +98,12 @@ class Contest:
         return self.db.row("SELECT s.*, e.name AS entrant_name, e.house FROM submissions s "
                            "JOIN entrants e ON e.id = s.entrant WHERE s.id = ?", number)
 
-    def games(self, where: str = "", *args: Any, limit: int = 50) -> list[dict[str, Any]]:
-        """Recent games, newest first, with the names of both sides."""
+    def games(self, viewer: Caller, where: str = "", *args: Any, limit: int = 50) -> list[dict[str, Any]]:
+        """Recent games, newest first, with the names of both sides; a failure's detail as the viewer may read it."""
         rows = self.db.rows(
             "SELECT g.*, ea.name AS a_entrant, sa.version AS a_version, sa.filename AS a_file, ea.house AS a_house, "
-            "eb.name AS b_entrant, sb.version AS b_version, sb.filename AS b_file, eb.house AS b_house "
+            "eb.name AS b_entrant, sb.version AS b_version, sb.filename AS b_file, eb.house AS b_house, "
+            "ea.id AS a_owner, eb.id AS b_owner "
             "FROM games g JOIN submissions sa ON sa.id = g.a JOIN entrants ea ON ea.id = sa.entrant "
             "JOIN submissions sb ON sb.id = g.b JOIN entrants eb ON eb.id = sb.entrant "
             f"{'WHERE ' + where if where else ''} ORDER BY g.id DESC LIMIT {int(limit)}", *args)
@@ -90,10 +111,13 @@ class Contest:
         for row in rows:
             names = [row.a_file if row.a_house else f"{row.a_entrant} v{row.a_version}",
                      row.b_file if row.b_house else f"{row.b_entrant} v{row.b_version}"]
+            seats = None if viewer.admin else {seat for seat, owner in enumerate((row.a_owner, row.b_owner))
+                                                if self.owns(viewer, owner)}
+            detail = game_detail(row.status, row.reason, row.offender, row.plies, row.detail, seats)
             out.append({"id": row.id, "kind": row.kind, "status": row.status, "players": names,
                         "submissions": [row.a, row.b], "scores": json.loads(row.scores),
                         "ranks": json.loads(row.ranks), "reason": row.reason, "offender": row.offender,
-                        "plies": row.plies, "detail": row.detail, "finished": row.finished,
+                        "plies": row.plies, "detail": detail, "finished": row.finished,
                         "replay": f"/games/{row.id}" if row.status == GameStatus.DONE and row.log else ""})
         return out
 

@@ -16,6 +16,7 @@ import logging
 import random
 import threading
 import time
+from collections import Counter, deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,12 +24,13 @@ from arena.logs.signing import results_key
 from arena.outcomes import FAILURES
 from arena.server.config import ServerConfig
 from arena.server.db import Database, GameKind, GameStatus, Row, Status, now
+from arena.server.draws import draw_secret, draw_setup, game_seed
 from arena.server.intake import Intake, conditions, house_spec
 from arena.server.ladder import Entry, pick_pair, rate
 from arena.tournament.config import BotEntry, ConfigError, bot_entries
 from arena.tournament.dask_executor import DaskExecutor
 from arena.tournament.local import LocalExecutor, Outcome
-from arena.tournament.schedule import MatchTask, derive_seed
+from arena.tournament.schedule import MatchTask
 from arena.tournament.worker import RunnerPlan
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,27 @@ log = logging.getLogger(__name__)
 WAIT_S = 0.25  # the ladder loop's longest sleep: new versions and stop requests are seen this fast
 INTAKE_THREADS = 2
 HOUSE = "house"  # the entrant that owns the reference bots on the ladder
+
+
+class BuildTally:
+    """Builds finished since the start, by the state they left their version in (the metrics)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.total: Counter[str] = Counter()
+        self.recent: deque[float] = deque(maxlen=100_000)  # when each ended (monotonic), for the last minute
+
+    def add(self, outcome: str) -> None:
+        """Count a finished build."""
+        with self.lock:
+            self.total[outcome] += 1
+            self.recent.append(time.monotonic())
+
+    def last(self, seconds: float) -> int:
+        """Builds finished within the last seconds."""
+        with self.lock:
+            horizon = time.monotonic() - seconds
+            return sum(1 for stamp in self.recent if stamp > horizon)
 
 
 class Engine:
@@ -53,6 +76,7 @@ class Engine:
         self.inflight: dict[int, Row] = {}  # the games in the executor's hands, by id
         self.executor: LocalExecutor | DaskExecutor | None = None
         self.error = ""  # why the ladder stopped, when it did
+        self.builds = BuildTally()
 
     # --- lifecycle ------------------------------------------------------------------------
 
@@ -116,6 +140,7 @@ class Engine:
                     self.stop_event.wait(WAIT_S)
                     continue
                 intake.process(row)
+                self.builds.add(str(self.db.value("SELECT status FROM submissions WHERE id = ?", row.id)))
             except Exception:  # noqa: BLE001 - an arena bug must not end the intake; it is logged
                 log.exception("intake failed")
                 self.stop_event.wait(1.0)
@@ -150,6 +175,12 @@ class Engine:
                         self._collect(WAIT_S)
                         continue
                     self._run_finals()
+                    continue
+                if self.db.setting("paused") == "1":  # the admin paused the ladder: finish what is in flight
+                    if self.inflight:
+                        self._collect(WAIT_S)
+                    else:
+                        self.stop_event.wait(WAIT_S)
                     continue
                 self._seat_new_versions()
                 self._fill()
@@ -234,11 +265,11 @@ class Engine:
         if (placement and first.placement_left % 2) or (not placement and self.rng.random() < 0.5):
             a, b = b, a  # placement games alternate the new version's seat; ladder games draw it
         kind = GameKind.PLACEMENT if placement else GameKind.LADDER
-        setup = self.rng.randrange(len(self.config.tournament.setups))
+        setup = draw_setup(self.config, self.rng)
         number = self.db.execute(
             "INSERT INTO games (kind, a, b, setup, seed, status, created, conditions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             kind, a, b, setup, 0, GameStatus.QUEUED, now(), conditions(self.config, setup))
-        seed = derive_seed(self.config.tournament.seed, "ladder", number)
+        seed = game_seed(self.config, draw_secret(self.db), "ladder", number)
         self.db.execute("UPDATE games SET seed = ? WHERE id = ?", seed, number)
         return self.db.row("SELECT * FROM games WHERE id = ?", number)
 

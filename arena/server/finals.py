@@ -66,4 +66,4 @@ def run_finals(config: ServerConfig, db: Database, stop: threading.Event) -> Non
     from arena.viewer.report import write_report
 
     out = finals_dir(config)
-    write_report(out, out / "report.html")
+    write_report(out, out / "report.html", source="")  # served to anyone: no host path

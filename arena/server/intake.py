@@ -1,8 +1,8 @@
 """From upload to ladder: store a submission, build it in the sandbox, validate it against the reference bots.
 
 A version enters the ladder only when its build succeeded and it played its validation
-games (both seats against every reference bot, on the contest's first setup, with the
-contest's clock and sandbox) without a single failure of its own. A failed build or
+games (both seats against every reference bot, on setups drawn as the ladder draws them,
+with the contest's clock and sandbox) without a single failure of its own. A failed build or
 validation leaves the entrant's previous version on the ladder. Builds hold a lease: one
 left by a killed server is taken up again, a bounded number of times.
 """
@@ -23,6 +23,7 @@ from arena.launch.sandbox import SandboxError, resolve_sandbox
 from arena.outcomes import FAILURES
 from arena.server.config import ServerConfig
 from arena.server.db import Database, Row, Status, now
+from arena.server.draws import draw_secret, game_seed, validation_setups
 from arena.server.ladder import MU, SIGMA
 from arena.server.sources import SubmissionError, extract_built, read_upload
 from arena.tournament.config import ConfigError, config_from_data
@@ -163,9 +164,12 @@ class Intake:
         name = spec["name"]
         references = [{"spec": b.spec.text, "name": f"{b.name} (reference)" if b.name == name else b.name,
                        "options": b.spec.options} for b in tournament.bots]
-        data = {"name": f"validate-{row.id}", "game": tournament.game, "seed": row.id, "players": 2,
-                "games_per_pairing": self.config.ladder.validation_games,
-                "setups": {"maps": [tournament.setups[0].setup]}, "clock": clock_data(self.config),
+        # Setups and seeds drawn as for the ladder (arena/server/draws.py): validation looks like any game.
+        secret = draw_secret(self.db)
+        setups = validation_setups(self.config, secret, row.id, self.config.ladder.validation_games // 2)
+        data = {"name": f"validate-{row.id}", "game": tournament.game,
+                "seed": game_seed(self.config, secret, "validation", row.id), "players": 2, "games_per_pairing": 2,
+                "setups": {"maps": [tournament.setups[i].setup for i in setups]}, "clock": clock_data(self.config),
                 "limits": limits_data(self.config), "sandbox": str(tournament.sandbox),
                 "strikes": {"max_strikes": 0}, "format": "gauntlet", "challengers": [name],
                 "reveal_names": tournament.reveal_names,

@@ -6,12 +6,13 @@ only draws what a frame says, so the pictures cannot drift from the rules engine
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from arena.games import Game, GameError, State, get_game
 from arena.logs.matchlog import MatchLog
 from arena.logs.replay import describe_event, positions, verify
+from arena.outcomes import public_detail
 
 View = dict[str, Any]
 ARROW_STEPS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # protocol/SPEC.md §8.1
@@ -198,19 +199,32 @@ class BlockyFramer(Framer):
         return blocky_view(state, state.to_data(), None if record is None else record["move"])
 
 
-def _events_by_ply(game: Game, log: MatchLog) -> dict[int, list[str]]:
+def _events_by_ply(game: Game, log: MatchLog, shown: Collection[int] | None) -> dict[int, list[str]]:
     events: dict[int, list[str]] = {}
     for record in log.records:
         if record["kind"] == "event":
             events.setdefault(record["ply"], []).append(describe_event(game, record["event"]))
         elif record["kind"] == "illegal":
-            events.setdefault(record["ply"] - 1, []).append(
-                f"seat {record['seat']} tried the illegal move {record['move']!r}: {record.get('detail', '')}")
+            seat = record["seat"]
+            text = (f"seat {seat} tried the illegal move {record['move']!r}: {record.get('detail', '')}"
+                    if shown is None or seat in shown else f"seat {seat} tried an illegal move")
+            events.setdefault(record["ply"] - 1, []).append(text)
     return events
 
 
-def match_data(log: MatchLog) -> dict[str, Any]:
-    """Everything a viewer page shows: header, one frame per ply, result, verification, output."""
+def _result_for(result: dict[str, Any] | None, shown: Collection[int] | None) -> dict[str, Any] | None:
+    """The log's result, its failure detail replaced by a generic one unless the offender's seat is shown."""
+    if result is None or shown is None or result.get("offender") in shown or not result.get("detail"):
+        return result
+    return {**result, "detail": public_detail(str(result.get("reason", "")), int(result.get("plies", 0)))}
+
+
+def match_data(log: MatchLog, shown: Collection[int] | None = None) -> dict[str, Any]:
+    """Everything a viewer page shows: header, one frame per ply, result, verification, output.
+
+    shown: the seats whose private part (output, failure detail, illegal move, command) the
+    page may show; None shows every seat's (a person's own logs).
+    """
     header = log.header
     game = get_game(header["game"])
     names = log.names
@@ -222,7 +236,7 @@ def match_data(log: MatchLog) -> dict[str, Any]:
         if entry["kind"] == "ready":
             clocks[entry["seat"]] = entry["clock"]
             used[entry["seat"]] = entry["time_ms"]
-    events = _events_by_ply(game, log)
+    events = _events_by_ply(game, log, shown)
     views = FRAMERS.get(game.name, Framer)()
     frames: list[dict[str, Any]] = []
     stopped = ""
@@ -249,14 +263,15 @@ def match_data(log: MatchLog) -> dict[str, Any]:
         "seed": header.get("seed"),
         "format": header.get("format"),
         "names": names,
-        "bots": [s.get("bot", "") if isinstance(s, dict) else "" for s in header.get("seats", [])],
+        "bots": [s.get("bot", "") if isinstance(s, dict) and (shown is None or seat in shown) else ""
+                 for seat, s in enumerate(header.get("seats", []))],
         "clock": clock,
         "ready_ms": used,
         "frames": frames,
-        "result": log.result,
+        "result": _result_for(log.result, shown),
         "truncated": log.truncated,
         "truncation": log.truncation,
         "stopped": stopped,
         "verdict": {"ok": verdict.ok, "message": verdict.message, "ply": verdict.ply},
-        "output": {str(k): v for k, v in sorted(log.output.items())},
+        "output": {str(k): v for k, v in sorted(log.output.items()) if shown is None or int(k) in shown},
     }

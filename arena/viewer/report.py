@@ -301,10 +301,13 @@ def _safe_name(match: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", match)[:100] or "match"
 
 
-def write_report(directory: str | os.PathLike[str], out: str | os.PathLike[str]) -> tuple[Path, int]:
+def write_report(directory: str | os.PathLike[str], out: str | os.PathLike[str],
+                 source: str | None = None) -> tuple[Path, int]:
     """Write the report page of a tournament directory and a viewer page per match log.
 
     The match pages go to `<OUT stem>_matches/` beside OUT; returns (OUT, pages written).
+    source: where the page says the results come from (default: the directory; "": nowhere,
+    for a page the public reads, which has no business knowing the host's paths).
     """
     directory, out = Path(directory), Path(out)
     standings = _read_json(directory / STANDINGS_JSON)
@@ -343,7 +346,9 @@ def write_report(directory: str | os.PathLike[str], out: str | os.PathLike[str])
             + (" &middot; reasons: " + ", ".join(f"{_esc(k)} {_esc(v)}" for k, v in reasons.items())
                if reasons else ""))
     body = (f"<header><h1>Tournament {_esc(name)}</h1><div class='meta'>{meta}</div>"
-            f"<div class='meta'>from {_esc(str(directory))}</div></header><main class='report' "
+            + (f"<div class='meta'>from {_esc(str(directory) if source is None else source)}</div>"
+               if source != "" else "")
+            + "</header><main class='report' "
             f"style='display:block;padding:16px 0'>{_standings_html(standings)}{_crosstable_html(standings)}"
             f"{_seats_html(standings)}{_matches_html(rows)}</main>")
     out.write_text(page(f"Tournament {name}", body, "report"), encoding="utf-8")

@@ -27,6 +27,7 @@ fixed = {{ rows = 5, cols = 6 }}
 budget_ms = 3000
 [server]
 workers = 1
+trusted_proxies = ["127.0.0.1"]
 [ladder]
 placement_games = 4
 validation_games = 2

@@ -35,6 +35,10 @@ def error(tmp_path: Path, text: str, insecure: bool = False) -> str:
     ('game = "blocking"\nreferences = ["nobody"]\n', "bots[0].spec: unknown bot 'nobody'"),
     ('game = "blocking"\n[clock]\nbudget_ms = -1\n', "clock.budget_ms"),
     ('game = "blocking"\nreveal_names = "no"\n', "reveal_names: must be true or false, got a string ('no')"),
+    ('game = "blocking"\n[server]\ntrusted_proxies = ["localhost"]\n',
+     "server.trusted_proxies[0]: 'localhost' is not an IP address or network"),
+    ('game = "blocking"\n[server]\ntrusted_proxies = "127.0.0.1"\n', "server.trusted_proxies: must be an array"),
+    ('game = "blocking"\n[server]\nlogin_failures = 0\n', "server.login_failures: must be 1..1000000"),
 ])
 def test_config_mistakes_are_named(tmp_path: Path, text: str, words: str) -> None:
     assert words in error(tmp_path, text)
