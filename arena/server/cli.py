@@ -104,6 +104,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     print(f"arena serve: {config.tournament.name} ({config.game}) on http://{config.host}:{config.port}/ — "
           f"state in {config.directory}, admin token in {config.admin_token_file}", file=sys.stderr, flush=True)
+    from arena.launch.archive import tarfile_filter_warning
+
+    risk = tarfile_filter_warning()
+    if risk:
+        print(f"arena serve: warning: {risk}", file=sys.stderr, flush=True)
     with lock:
         uvicorn.run(app, host=config.host, port=config.port, log_level="info", proxy_headers=True,
                     timeout_graceful_shutdown=5)
