@@ -30,6 +30,9 @@ MAGIC_GZIP = b"\x1f\x8b"
 MAGIC_BZ2 = b"BZh"
 MAGIC_XZ = b"\xfd7zXZ\x00"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_OCTAL = re.compile(rb"[0-7]+")
+_HIGH_BYTES = bytes(range(128, 256))
+_DRIVE = re.compile(r"[A-Za-z]:")
 _TAR_KINDS = {b"1": "a hard link", b"2": "a symbolic link", b"3": "a character device", b"4": "a block device",
               b"6": "a FIFO", b"S": "a sparse file", b"V": "a volume label", b"M": "a multi-volume part",
               b"D": "a GNU dump folder", b"N": "an old GNU long name"}
@@ -70,7 +73,7 @@ class Member:
 def member_parts(raw: str, limits: ArchiveLimits) -> tuple[str, ...]:
     """The checked parts of a member's name; ArchiveError when it leaves the folder or breaks a limit."""
     text = raw.replace("\\", "/")
-    if text.startswith("/") or re.match(r"^[A-Za-z]:", text):
+    if text.startswith("/") or _DRIVE.match(text):
         raise ArchiveError(f"{raw!r} points outside the archive's directory")
     parts = tuple(part for part in text.split("/") if part not in ("", "."))
     if ".." in parts:
@@ -214,7 +217,7 @@ def _number(field: bytes, what: str) -> int:
         text = field.split(b"\0", 1)[0].strip(b" ")
         if not text:
             return 0
-        if not re.fullmatch(rb"[0-7]+", text):
+        if not _OCTAL.fullmatch(text):
             raise ArchiveError(f"a bad {what} in a tar header ({text[:16]!r})")
         value = int(text, 8)
     return value
@@ -222,13 +225,15 @@ def _number(field: bytes, what: str) -> int:
 
 def _checksum_ok(block: bytes) -> bool:
     text = block[148:156].split(b"\0", 1)[0].strip(b" ")
-    if not re.fullmatch(rb"[0-7]{1,8}", text):
+    if not _OCTAL.fullmatch(text) or len(text) > 8:
         return False
     stored = int(text, 8)
     blanked = block[:148] + b" " * 8 + block[156:]
     unsigned = sum(blanked)
-    signed = unsigned - 256 * sum(1 for byte in blanked if byte > 127)  # some old tars summed signed chars
-    return stored in (unsigned, signed)
+    if stored == unsigned:
+        return True
+    high = len(blanked) - len(blanked.translate(None, _HIGH_BYTES))
+    return stored == unsigned - 256 * high  # some old tars summed signed chars
 
 
 def _pax(data: bytes) -> dict[str, bytes]:

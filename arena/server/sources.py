@@ -132,7 +132,7 @@ def _archive(name: str, data: bytes, limits: Limits) -> Sources:
         executable = {path[len(top):] for path in executable}
     if MANIFEST not in files:
         raise SubmissionError(f"{name}: no {MANIFEST} at the top of the archive (it names the run command)")
-    run, build, protocol = _manifest(name, files[MANIFEST])
+    run, build, protocol = parse_manifest(name, files[MANIFEST])
     prefix = "stdio:" if protocol == "stdio" else "exec:"
     # The folder is passed as $0 rather than written into the script: the launcher shows it to
     # the bot at a neutral path (/bot) and rewrites the words of the command that name it.
@@ -165,8 +165,8 @@ def _take(name: str, member: Member, files: dict[str, bytes], executable: set[st
         executable.add(path)
 
 
-def _manifest(name: str, data: bytes) -> tuple[str, str, str]:
-    """(run, build, protocol) of an arena.toml."""
+def parse_manifest(name: str, data: bytes) -> tuple[str, str, str]:
+    """(run, build, protocol) of an archive's arena.toml; SubmissionError names the first problem."""
     where = f"{name}: {MANIFEST}"
     if len(data) > MANIFEST_BYTES:
         raise SubmissionError(f"{where}: {len(data)} bytes, over the limit of {MANIFEST_BYTES}", 413)
