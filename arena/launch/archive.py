@@ -173,23 +173,10 @@ class _Source:
             raise ArchiveError(f"its {self.codec} stream is corrupt ({exc})") from None
 
     def _decompress(self, room: int) -> bool:
-        for _ in range(64):  # each pass consumes input or gives output; a stream of empty blocks ends too
+        for _ in range(64):  # each pass consumes input, gives output or starts the next stream
             decoder: Any = self.decoder
-            if self.codec == "gzip":
-                feed = decoder.unconsumed_tail or self._input()
-                out = decoder.decompress(feed, room)
-                finished, leftover = decoder.eof, decoder.unused_data
-                starved = not feed and not out
-            else:
-                feed = self._input() if decoder.needs_input else b""
-                out = decoder.decompress(feed, room)
-                finished, leftover = decoder.eof, decoder.unused_data
-                starved = not feed and not out and decoder.needs_input
-            if out:
-                self.buffer += out
-                return True
-            if finished:
-                rest = bytes(leftover) + bytes(self.data[self.pos:])
+            if decoder.eof:
+                rest = bytes(decoder.unused_data) + bytes(self.data[self.pos:])
                 magic = {"gzip": MAGIC_GZIP, "bzip2": MAGIC_BZ2, "xz": MAGIC_XZ}[self.codec]
                 if not rest.startswith(magic):  # the end (trailing zeros or padding are not read)
                     self.ended = True
@@ -197,7 +184,18 @@ class _Source:
                 self.data, self.pos = memoryview(rest), 0  # another stream follows (pigz, pbzip2, xz -T)
                 self.decoder = self._decoder()
                 continue
-            if starved:
+            if self.codec == "gzip":
+                feed = decoder.unconsumed_tail or self._input()
+                out = decoder.decompress(feed, room)
+                starved = not feed and not out
+            else:
+                feed = self._input() if decoder.needs_input else b""
+                out = decoder.decompress(feed, room)
+                starved = not feed and not out and decoder.needs_input
+            if out:
+                self.buffer += out
+                return True
+            if starved and not decoder.eof:
                 raise ArchiveError(f"its {self.codec} stream is truncated")
         raise ArchiveError(f"its {self.codec} stream gives nothing")
 
@@ -453,6 +451,9 @@ def _zip_check_layout(data: bytes, entries: list[_ZipEntry], cd_start: int) -> N
 
 def _zip_inflate(data: bytes, entry: _ZipEntry) -> bytes:
     """A member's bytes, never more than it declares."""
+    if entry.method == 0 and entry.compressed != entry.size:
+        raise ArchiveError(f"{entry.name[:60]!r}: stored with {entry.compressed} bytes but declaring {entry.size}",
+                           too_large=entry.compressed > entry.size)
     raw = data[entry.start:entry.start + entry.compressed]
     if entry.method == 0:
         out = raw
