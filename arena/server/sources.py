@@ -40,13 +40,16 @@ class Limits(Protocol):
     """What read_upload needs of the contest's upload limits (arena.server.config.UploadLimits)."""
 
     @property
-    def max_bytes(self) -> int: ...
+    def max_bytes(self) -> int:
+        """The uploaded file's size."""
 
     @property
-    def max_files(self) -> int: ...
+    def max_files(self) -> int:
+        """An archive's entries."""
 
     @property
-    def max_unpacked_bytes(self) -> int: ...
+    def max_unpacked_bytes(self) -> int:
+        """An archive's files together, unpacked."""
 
 
 @dataclass(frozen=True)
