@@ -7,6 +7,8 @@ import gzip
 import io
 import lzma
 import struct
+import subprocess
+import sys
 import tarfile
 import time
 import tracemalloc
@@ -259,3 +261,12 @@ def test_pythons_with_a_known_tarfile_filter_bypass_are_named_in_one_line(versio
     assert bool(warning) == warned and "\n" not in warning
     if warned:
         assert "CVE-2025-4517" in warning and ".".join(map(str, version)) in warning
+
+
+def test_doctor_says_so_in_one_line_about_this_python() -> None:
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "doctor"], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if "tarfile" in line]
+    expected = tarfile_filter_warning()
+    assert lines == ([f"warning: {expected}"] if expected else [])
