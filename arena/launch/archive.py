@@ -91,7 +91,10 @@ def member_parts(raw: str, limits: ArchiveLimits) -> tuple[str, ...]:
 
 
 def read_archive(data: bytes, zip_format: bool, limits: ArchiveLimits) -> Iterator[Member]:
-    """Every member of a zip (zip_format) or a tar in any of its compressions, each checked before the next is read."""
+    """Every member of a zip (zip_format) or a tar in any of its compressions, each checked before the next is read.
+
+    Lazy: a caller that stops at a member it refuses reads nothing after it.
+    """
     if zip_format:
         yield from _zip_members(data, limits)
     else:
@@ -312,7 +315,7 @@ def _tar_members(source: _Source, limits: ArchiveLimits) -> Iterator[Member]:
             if block[257:263] == b"ustar\0" and prefix:  # POSIX ustar: the name's leading part
                 name = _text(prefix, "a name") + "/" + name
         if "size" in pax:
-            if not pax["size"].isdigit():
+            if not pax["size"].isdigit() or len(pax["size"]) > 20:  # int() refuses thousands of digits
                 raise ArchiveError("a bad size in a PAX header")
             size = int(pax["size"])
         sparse = any(key.startswith("GNU.sparse.") for key in pax)
@@ -328,10 +331,11 @@ def _tar_members(source: _Source, limits: ArchiveLimits) -> Iterator[Member]:
             counter.content(size)  # a folder's data means nothing, but it is read all the same
             source.read(padded)
             yield Member(parts, name, "dir")
-        else:
+        else:  # the caller refuses it (unless it drops it: litter such as __MACOSX); its data is skipped
+            counter.content(size)
+            source.read(padded)
             detail = "a sparse file" if sparse else _TAR_KINDS.get(kind, f"an entry of type {kind!r}")
             yield Member(parts, name, "special", detail=detail)
-            return  # nothing after a refused member is read
 
 
 # --- zip --------------------------------------------------------------------------------
@@ -442,7 +446,7 @@ def _zip_check_layout(data: bytes, entries: list[_ZipEntry], cd_start: int) -> N
         entry.start = at + _LOCAL.size + name_length + extra_length
         spans.append((at, entry.start + entry.compressed))
     spans.sort()
-    for (_, end), (next_start, _) in zip(spans, spans[1:]):
+    for (_, end), (next_start, _) in zip(spans, spans[1:], strict=False):
         if end > next_start:
             raise ArchiveError("two members share their bytes (an overlapping zip)", too_large=True)
     if spans and spans[-1][1] > cd_start:
@@ -493,7 +497,6 @@ def _zip_members(data: bytes, limits: ArchiveLimits) -> Iterator[Member]:
             detail = {0o120000: "a symbolic link", 0o020000: "a character device", 0o060000: "a block device",
                       0o010000: "a FIFO", 0o140000: "a socket"}.get(kind, "a special file")
             yield Member(parts, entry.name, "special", detail=detail)
-            return
 
 
 # --- the Python running the arena -------------------------------------------------------

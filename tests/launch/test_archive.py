@@ -125,8 +125,27 @@ def test_links_and_devices_are_reported_and_nothing_after_them_is_read(kind: byt
     info = tarfile.TarInfo("bot/escape")
     info.type = kind
     info.linkname = "../../../etc/passwd"
-    members = read(tar([("bot/a", b"x"), info]) + b"garbage that is never read" * 40)
+    members = []
+    for member in read_archive(tar([("bot/a", b"x"), info])[:-1024] + b"garbage that is never read" * 40, False,
+                               LIMITS):
+        members.append(member)
+        if member.kind == "special":
+            break  # as the intake does: it refuses the archive there
     assert [m.kind for m in members] == ["file", "special"] and members[1].detail == what
+
+
+def test_links_in_litter_that_is_dropped_do_not_hide_what_follows() -> None:
+    link = tarfile.TarInfo("__MACOSX/._link")
+    link.type = tarfile.SYMTYPE
+    link.linkname = "/etc/passwd"
+    members = read(tar([link, ("bot/arena.toml", b"x")]))
+    assert [(m.kind, m.parts[-1]) for m in members] == [("special", "._link"), ("file", "arena.toml")]
+
+
+def test_a_pax_size_of_thousands_of_digits_is_refused_in_one_line() -> None:
+    info = tarfile.TarInfo("a")
+    info.pax_headers = {"size": "9" * 5000}
+    assert "a bad size in a PAX header" in str(refused(tar([info])))
 
 
 def test_a_gnu_sparse_file_and_a_long_link_name_are_refused() -> None:
