@@ -177,6 +177,8 @@ def parse_manifest(name: str, data: bytes) -> tuple[str, str, str]:
         table = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise SubmissionError(f"{where}: invalid TOML ({exc})") from None
+    except RecursionError:  # tomllib recurses once per nested array or table
+        raise SubmissionError(f"{where}: invalid TOML (nested too deeply)") from None
     for key in table:
         if key not in MANIFEST_KEYS:
             raise SubmissionError(f"{where}: unknown key {key!r} (known: {', '.join(MANIFEST_KEYS)})")
