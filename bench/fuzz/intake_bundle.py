@@ -7,6 +7,7 @@ limits, and a refused stream is a one-line BundleError.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import struct
@@ -22,8 +23,8 @@ MAX_INPUT = 60 * 1024  # below a pipe's buffer
 LIMITS = BundleLimits(max_entries=50, max_bytes=2**20, max_path=200, max_depth=8)
 # In memory where the machine has a tmpfs: creating and removing folders on a journaled disk costs milliseconds.
 WORK = tempfile.mkdtemp(prefix="fuzz-bundle-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
-OUTSIDE = os.path.join(WORK, "outside")  # a file beside the destination that must never change
-os.makedirs(os.path.join(WORK, "bait"), exist_ok=True)
+atexit.register(shutil.rmtree, WORK, True)
+os.makedirs(os.path.join(WORK, "bait"), exist_ok=True)  # a folder beside the destination that must stay empty
 
 
 def TestOneInput(data: bytes) -> None:
