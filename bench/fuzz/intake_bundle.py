@@ -22,7 +22,13 @@ with instrumented(__name__):
 MAX_INPUT = 60 * 1024  # below a pipe's buffer
 LIMITS = BundleLimits(max_entries=50, max_bytes=2**20, max_path=200, max_depth=8)
 # In memory where the machine has a tmpfs: creating and removing folders on a journaled disk costs milliseconds.
-WORK = tempfile.mkdtemp(prefix="fuzz-bundle-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+BASE = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+for stale in os.listdir(BASE):  # a fuzzing run ends without Python's exit handlers: its folder stays
+    pid = stale.removeprefix("fuzz-bundle-")
+    if stale.startswith("fuzz-bundle-") and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+        shutil.rmtree(os.path.join(BASE, stale), ignore_errors=True)
+WORK = os.path.join(BASE, f"fuzz-bundle-{os.getpid()}")
+os.makedirs(WORK, exist_ok=True)
 atexit.register(shutil.rmtree, WORK, True)
 os.makedirs(os.path.join(WORK, "bait"), exist_ok=True)  # a folder beside the destination that must stay empty
 
