@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.launch import cgroups, seccomp, uids
+from arena.launch.archive import tarfile_filter_warning
 from arena.launch.sandbox import (
     Sandbox,
     SandboxError,
@@ -125,6 +126,9 @@ def report() -> list[str]:
     blocked = unreachable(sys.executable)
     lines.append(f"arena's Python: {os.path.realpath(sys.executable)}"
                  + (f" (closed to other users at {blocked}: shown to bots only through bwrap)" if blocked else ""))
+    risk = tarfile_filter_warning()
+    if risk:
+        lines.append(f"warning: {risk}")
     lines.append("modes:")
     for mode in Sandbox:
         try:

@@ -281,6 +281,7 @@ class ChainPlan:
     supervisor: tuple[str, ...] = ()  # runs as the arena's user, outside the sandbox and the cgroups
     filter_fd: int = -1  # a descriptor holding the system-call filter (see launch_chain)
     mask_fds: tuple[tuple[int, str], ...] = ()  # (descriptor, /proc file) of neutral stand-ins, in bwrap
+    keep_caps: tuple[str, ...] = ()  # without a uid of its own, as root in bwrap: these capabilities only
 
 
 def _parents(args: list[str], made: set[str], dest: str) -> None:
@@ -351,6 +352,8 @@ def bwrap_args(plan: ChainPlan) -> list[str]:
             "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "arena-bot"]
     if not plan.isolation.own_uid:  # unprivileged bwrap: its own user namespace, kept closed
         args += ["--unshare-user", "--disable-userns"]
+    elif plan.uid is None:  # a program of the arena's that stays root in the sandbox (a build's supervisor)
+        args += ["--cap-drop", "ALL", *(word for cap in plan.keep_caps for word in ("--cap-add", cap))]
     size = ["--size", str(plan.disk_mb * 2**20)] if plan.disk_mb else []
     args += ["--proc", "/proc", *_proc_mask_args(plan), *_dev_args(), *_budget_args(size)]
     made = {"/proc", "/dev", BOX_DIR, "/var", *BUDGET_LINKS}

@@ -223,16 +223,18 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         length = request.headers.get("content-length")
         return length is not None and length.isdigit() and int(length) > config.uploads.max_bytes + 65536
 
-    async def take_upload(caller: Caller, upload: Any) -> tuple[int, str]:
-        """(submission id, "") or (0, the error)."""
+    async def take_upload(caller: Caller, upload: Any) -> tuple[int, str, int]:
+        """(submission id, "", 201) or (0, the error, its HTTP status)."""
         if not isinstance(upload, UploadFile) or not upload.filename:
-            return 0, "no file: send the bot as the multipart field 'file'"
+            return 0, "no file: send the bot as the multipart field 'file'", 422
         data = await upload.read(config.uploads.max_bytes + 1)
         entrant = contest.db.row("SELECT * FROM entrants WHERE id = ?", caller.entrant)
         try:
-            return await run_in_threadpool(accept_upload, config, contest.db, entrant, upload.filename, data), ""
-        except (SubmissionError, QuotaError) as exc:
-            return 0, str(exc)
+            return await run_in_threadpool(accept_upload, config, contest.db, entrant, upload.filename, data), "", 201
+        except SubmissionError as exc:
+            return 0, str(exc), exc.status
+        except QuotaError as exc:
+            return 0, str(exc), 403
 
     async def api_submit(request: Request) -> Response:
         caller = contest.caller(request)
@@ -243,10 +245,9 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
             return JSONResponse({"error": f"over the upload limit of {config.uploads.max_bytes} bytes"},
                                 status_code=413)
         form = await request.form(max_files=1, max_fields=5, max_part_size=config.uploads.max_bytes + 1)
-        number, error = await take_upload(caller, form.get("file"))
+        number, error, status = await take_upload(caller, form.get("file"))
         if error:
-            return JSONResponse({"error": error}, status_code=403 if "frozen" in error or "at most" in error
-                                else 422)
+            return JSONResponse({"error": error}, status_code=status)
         row = contest.submission(number)
         return JSONResponse(contest.submission_data(row, True), status_code=201,
                             headers={"Location": f"/api/submissions/{number}"})
@@ -261,9 +262,9 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         form = await checked_form(request, caller)
         if form is None:
             return forbidden(request, caller, "The form expired or came from another site; reload the page.")
-        _, error = await take_upload(caller, form.get("file"))
+        _, error, status = await take_upload(caller, form.get("file"))
         if error:
-            return render(request, "message.html", caller, 422, title="Not accepted", message=error)
+            return render(request, "message.html", caller, status, title="Not accepted", message=error)
         return RedirectResponse(f"/entrants/{caller.name}", status_code=303)
 
     async def api_submission(request: Request) -> Response:

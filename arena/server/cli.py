@@ -125,6 +125,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"arena serve: {config.tournament.name} ({config.game}) on http://{config.host}:{config.port}/ — "
           f"state in {config.directory}, admin token in {config.admin_token_file}"
           + (" — the ladder is paused" if args.paused else ""), file=sys.stderr, flush=True)
+    from arena.launch.archive import tarfile_filter_warning
+
+    risk = tarfile_filter_warning()
+    if risk:
+        print(f"arena serve: warning: {risk}", file=sys.stderr, flush=True)
     with lock:
         # Forwarding headers are believed from the config's trusted proxies only (arena/server/net.py).
         uvicorn.run(app, host=config.host, port=config.port, log_level="info", proxy_headers=False,

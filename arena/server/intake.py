@@ -1,7 +1,11 @@
 """From upload to ladder: store a submission, build it in the sandbox, validate it against the reference bots.
 
-A version enters the ladder only when its build succeeded and it played its validation
-games (both seats against every reference bot, on setups drawn as the ladder draws them,
+No process of the server's reads what an entrant sent: the upload is checked by its reader
+(arena.server.unpack) in the sandbox, as a bot uid with limits of its own, before it is
+stored, and unpacked, built and collected in the sandbox again (arena.launch.build); the
+server only stores the file as sent and creates the built folder from the collector's
+stream. A version enters the ladder only when its build succeeded and it played its
+validation games (both seats against every reference bot, on setups drawn as the ladder draws them,
 with the contest's clock and sandbox) without a single failure of its own. A failed build or
 validation leaves the entrant's previous version on the ladder. Builds hold a lease: one
 left by a killed server is taken up again, a bounded number of times.
@@ -11,13 +15,15 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.launch.build import BuildLimits, run_build
+from arena.launch.build import BuildLimits, python_command, run_build, run_contained
 from arena.launch.process import LaunchError, MachineError
 from arena.launch.sandbox import SandboxError, resolve_sandbox
 from arena.outcomes import FAILURES
@@ -25,7 +31,8 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database, Row, Status, now
 from arena.server.draws import draw_secret, game_seed, validation_setups
 from arena.server.ladder import MU, SIGMA
-from arena.server.sources import SubmissionError, extract_built, read_upload
+from arena.server.sources import SubmissionError, upload_name
+from arena.server.unpack import UploadBounds, arguments
 from arena.tournament.config import ConfigError, config_from_data
 from arena.tournament.errors import TournamentError
 from arena.tournament.runner import Coordinator, RunOptions
@@ -34,6 +41,9 @@ from arena.tournament.store import StoreError
 log = logging.getLogger(__name__)
 
 VALIDATION_LEASE_S = 600.0
+# The upload's reader in the sandbox: a bomb meets these long before the server notices it.
+CHECK_LIMITS = BuildLimits(timeout_s=10.0, disk_mb=16, memory_mb=256, processes=8)
+_OPEN_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class QuotaError(ValueError):
@@ -45,6 +55,52 @@ def submission_dir(config: ServerConfig, entrant: str, version: int) -> Path:
     return config.directory / "submissions" / entrant / f"v{version}"
 
 
+@dataclass(frozen=True)
+class Checked:
+    """An upload as its reader in the sandbox found it."""
+
+    language: str
+    build: str  # a shell command ("": nothing to build)
+    run: str  # a BOT spec with {dir} for the built folder
+
+
+def bounds(config: ServerConfig) -> UploadBounds:
+    """The contest's upload limits, for the reader's command line."""
+    return UploadBounds(config.uploads.max_bytes, config.uploads.max_files, config.uploads.max_unpacked_bytes)
+
+
+def check_upload(config: ServerConfig, filename: str, data: bytes) -> Checked:
+    """What the upload's reader says of it, run in the sandbox; SubmissionError (with its HTTP status) when refused."""
+    name = upload_name(filename)
+    if len(data) > config.uploads.max_bytes:
+        raise SubmissionError(f"{name}: {len(data)} bytes, over the limit of {config.uploads.max_bytes}", 413)
+    reader = python_command("arena.server.unpack", arguments("check", name, config.game, bounds(config)))
+    try:
+        ran = run_contained(reader, data, resolve_sandbox(config.tournament.sandbox), CHECK_LIMITS)
+    except (MachineError, OSError) as exc:  # the machine's, never the entrant's
+        log.warning("an upload could not be checked: %s", exc)
+        raise SubmissionError("the server cannot check uploads just now; try again in a minute", 503) from None
+    if ran.timed_out:
+        raise SubmissionError(f"{name}: reading it takes longer than {CHECK_LIMITS.timeout_s:.0f} s", 413)
+    if ran.returncode != 0:
+        if ran.limit:
+            raise SubmissionError(f"{name}: reading it needs more than the {CHECK_LIMITS.memory_mb} MiB allowed", 413)
+        raise SubmissionError(f"{name}: it cannot be read (its reader ended with status {ran.returncode})")
+    try:
+        answer = json.loads(ran.output.decode("utf-8").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        answer = None
+    if not isinstance(answer, dict):
+        raise SubmissionError(f"{name}: it cannot be read (its reader gave no answer)")
+    if "error" in answer:
+        status = answer.get("status")
+        raise SubmissionError(str(answer["error"]), status if status in (413, 422) else 422)
+    fields = [answer.get(key) for key in ("language", "build", "run")]
+    if not all(isinstance(value, str) for value in fields):
+        raise SubmissionError(f"{name}: it cannot be read (its reader gave a malformed answer)")
+    return Checked(*fields)
+
+
 def accept_upload(config: ServerConfig, db: Database, entrant: Row, filename: str, data: bytes) -> int:
     """Check an upload, store it and queue its build; the new submission's id.
 
@@ -53,11 +109,12 @@ def accept_upload(config: ServerConfig, db: Database, entrant: Row, filename: st
     if db.setting("frozen") == "1":
         raise QuotaError("submissions are closed (the contest is frozen for the finals)")
     limits = config.uploads
-    sources = read_upload(filename, data, limits, config.game)  # refuses before anything is stored
     hour_ago = now() - 3600
     recent = db.value("SELECT COUNT(*) FROM submissions WHERE entrant = ? AND created > ?", entrant.id, hour_ago)
     if recent >= limits.per_hour:
         raise QuotaError(f"at most {limits.per_hour} submissions per hour; try again later")
+    checked = check_upload(config, filename, data)  # refuses before anything is stored
+    name = upload_name(filename)
     with db.transaction() as tx:
         version = tx.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM submissions WHERE entrant = ?",
                              (entrant.id,)).fetchone()[0]
@@ -67,12 +124,19 @@ def accept_upload(config: ServerConfig, db: Database, entrant: Row, filename: st
         upload = folder / "upload"
         shutil.rmtree(folder, ignore_errors=True)  # a leftover of a write that never committed
         upload.mkdir(parents=True)
-        (upload / Path(filename).name).write_bytes(data)
+        store(upload / name, data)
         stamp = now()
         return int(tx.execute(
             "INSERT INTO submissions (entrant, version, filename, language, status, created, updated) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (entrant.id, version, Path(filename).name, sources.language, Status.QUEUED, stamp, stamp)).lastrowid)
+            (entrant.id, version, name, checked.language, Status.QUEUED, stamp, stamp)).lastrowid)
+
+
+def store(path: Path, data: bytes) -> None:
+    """Write an upload, as sent, as a new file (never through a link, never over another file)."""
+    fd = os.open(path, _OPEN_NEW, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
 
 
 class Intake:
@@ -110,36 +174,39 @@ class Intake:
         folder = submission_dir(self.config, row.entrant_name, row.version)
         try:
             data = (folder / "upload" / row.filename).read_bytes()
-            sources = read_upload(row.filename, data, self.config.uploads, self.config.game)
-        except (OSError, SubmissionError) as exc:
+            checked = check_upload(self.config, row.filename, data)
+        except SubmissionError as exc:
+            if exc.status == 503:
+                self._retry(row, str(exc))
+            else:
+                self._finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
+            return
+        except OSError as exc:
             self._finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
             return
-        limits = BuildLimits(timeout_s=float(self.config.ladder.build_timeout_s))
+        limits = BuildLimits(timeout_s=float(self.config.ladder.build_timeout_s),
+                             output_files=max(2000, 10 * self.config.uploads.max_files))
+        unpack = python_command("arena.server.unpack", arguments("unpack", row.filename, self.config.game,
+                                                                 bounds(self.config)))
+        bot_dir = folder / "bot"
+        shutil.rmtree(bot_dir, ignore_errors=True)  # a leftover of a build the server did not finish
         started = time.monotonic()
         try:
-            built = run_build(sources.build or "true", sources.tar(), self.isolation, limits)
+            built = run_build(data, unpack, checked.build or "true", str(bot_dir), self.isolation, limits)
         except (MachineError, OSError) as exc:  # the machine's fault: try again later
-            self._retry(row, f"the build could not start: {exc}")
+            shutil.rmtree(bot_dir, ignore_errors=True)
+            self._retry(row, f"the build could not run: {exc}")
             return
         took = time.monotonic() - started
-        header = f"$ {sources.build or '(nothing to build)'}\n"
+        header = f"$ {checked.build or '(nothing to build)'}\n"
         if not built.ok:
             why = ("it ran longer than the limit of %d s" % limits.timeout_s if built.timed_out else
-                   "its result was larger than %d MiB" % limits.output_mb if built.too_big else
-                   f"the command exited with status {built.returncode}")
+                   "its result was larger than %d MiB or %d files" % (limits.output_mb, limits.output_files)
+                   if built.too_big else built.problem or f"the command exited with status {built.returncode}")
             self._finish(row, Status.FAILED, f"build failed: {why}", build_log=header + built.log)
             return
-        bot_dir = folder / "bot"
-        shutil.rmtree(bot_dir, ignore_errors=True)
-        bot_dir.mkdir()
-        try:
-            extract_built(built.tar, str(bot_dir), self.config.uploads)
-        except SubmissionError as exc:
-            self._finish(row, Status.FAILED, str(exc), build_log=header + built.log)
-            return
-        bot_dir.chmod(0o755)
         build_log = header + built.log + f"\nbuilt in {took:.1f} s\n"
-        spec = {"spec": sources.run.replace("{dir}", str(bot_dir)), "name": f"{row.entrant_name}-v{row.version}",
+        spec = {"spec": checked.run.replace("{dir}", str(bot_dir)), "name": f"{row.entrant_name}-v{row.version}",
                 "dir": str(bot_dir)}
         self.db.execute("UPDATE submissions SET status = ?, build_log = ?, spec = ?, updated = ? WHERE id = ?",
                         Status.VALIDATING, build_log, json.dumps(spec), now(), row.id)

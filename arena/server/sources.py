@@ -1,34 +1,55 @@
-"""What an entrant uploads, made safe: one source file or an archive with a manifest, checked member by member.
+"""What an entrant uploads, read: one source file or an archive with a manifest, checked member by member.
 
 An archive may not escape its directory: absolute paths, `..`, links, devices and other
-special files are refused, as are too many files or too many bytes unpacked. A single
-top-level folder is promoted and `__MACOSX` litter is dropped. The result is a plain map
-of relative paths to bytes (and an executable bit), turned into a tar for the sandboxed
-build. The language of a single file comes from its extension, each with a documented
-build command (docs/server.md).
+special files are refused, as are too many files or too many bytes unpacked, and every
+header and decompressed byte is bounded while it streams (arena.launch.archive, never
+Python's tarfile). A single top-level folder is promoted and `__MACOSX` litter is dropped.
+The language of a single file comes from its extension, each with a documented build
+command (docs/server.md). This module only reads: the server runs it in the sandbox, as a
+bot uid with limits of its own (arena.server.unpack), and never on the host.
 """
 
 from __future__ import annotations
 
-import io
 import posixpath
 import re
 import shlex
 import sys
-import tarfile
 import tomllib
-import zipfile
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from arena.server.config import UploadLimits
+from arena.launch.archive import ArchiveError, ArchiveLimits, Member, read_archive
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 MANIFEST = "arena.toml"
 MANIFEST_KEYS = ("run", "build", "protocol")
+MANIFEST_BYTES = 64 * 1024
+COMMAND_CHARS = 4096  # of `run` and of `build`
 
 
 class SubmissionError(ValueError):
-    """An upload that cannot be accepted; the message says what is wrong with it."""
+    """An upload that cannot be accepted; the message says what is wrong with it, status the HTTP answer."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status  # 413: over a limit; 422: not acceptable; 503: the server could not check it now
+
+
+class Limits(Protocol):
+    """What read_upload needs of the contest's upload limits (arena.server.config.UploadLimits)."""
+
+    @property
+    def max_bytes(self) -> int:
+        """The uploaded file's size."""
+
+    @property
+    def max_files(self) -> int:
+        """An archive's entries."""
+
+    @property
+    def max_unpacked_bytes(self) -> int:
+        """An archive's files together, unpacked."""
 
 
 @dataclass(frozen=True)
@@ -62,18 +83,6 @@ class Sources:
     files: dict[str, bytes] = field(default_factory=dict)
     executable: set[str] = field(default_factory=set)
 
-    def tar(self) -> bytes:
-        """The files as an uncompressed tar (what the build's sandbox receives)."""
-        buffer = io.BytesIO()
-        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as out:
-            for name in sorted(self.files):
-                data = self.files[name]
-                info = tarfile.TarInfo(name)
-                info.size = len(data)
-                info.mode = 0o755 if name in self.executable else 0o644
-                out.addfile(info, io.BytesIO(data))
-        return buffer.getvalue()
-
 
 def archive_kind(filename: str) -> str:
     """The archive suffix of a file name, or "" for a single source file."""
@@ -81,13 +90,19 @@ def archive_kind(filename: str) -> str:
     return next((suffix for suffix in ARCHIVES if lower.endswith(suffix)), "")
 
 
-def read_upload(filename: str, data: bytes, limits: UploadLimits, game: str) -> Sources:
-    """Check an upload and return its sources; SubmissionError names the first problem."""
+def upload_name(filename: str) -> str:
+    """The name an upload is kept under (the last part of what was sent); SubmissionError unless it is a plain name."""
     base = posixpath.basename(filename.replace("\\", "/"))
     if not NAME.fullmatch(base):
-        raise SubmissionError(f"file name {filename!r}: use letters, digits, '.', '_' or '-'")
+        raise SubmissionError(f"file name {filename[:120]!r}: use letters, digits, '.', '_' or '-'")
+    return base
+
+
+def read_upload(filename: str, data: bytes, limits: Limits, game: str) -> Sources:
+    """Check an upload and return its sources; SubmissionError names the first problem."""
+    base = upload_name(filename)
     if len(data) > limits.max_bytes:
-        raise SubmissionError(f"{base}: {len(data)} bytes, over the limit of {limits.max_bytes}")
+        raise SubmissionError(f"{base}: {len(data)} bytes, over the limit of {limits.max_bytes}", 413)
     if not data:
         raise SubmissionError(f"{base}: the file is empty")
     if archive_kind(base):
@@ -103,60 +118,16 @@ def read_upload(filename: str, data: bytes, limits: UploadLimits, game: str) -> 
     return Sources(language.name, build, language.run.replace("{file}", base), {base: data})
 
 
-def _members(name: str, data: bytes) -> list[tuple[str, str, bytes | None, bool]]:
-    """(path, kind, content, executable) of every member: kind file, dir or the reason it is refused."""
-    found: list[tuple[str, str, bytes | None, bool]] = []
-    if name.lower().endswith(".zip"):
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                for info in archive.infolist():
-                    mode = info.external_attr >> 16
-                    kind = "dir" if info.is_dir() else "file"
-                    if mode and (mode & 0o170000) not in (0, 0o100000, 0o040000):
-                        kind = "a link or special file"
-                    found.append((info.filename, kind, None if kind != "file" else archive.read(info),
-                                  bool(mode & 0o111)))
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as exc:
-            raise SubmissionError(f"{name}: not a readable zip archive ({exc})") from None
-        return found
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
-            for member in archive:
-                if member.isdir():
-                    found.append((member.name, "dir", None, False))
-                elif member.isreg():
-                    extracted = archive.extractfile(member)
-                    content = extracted.read() if extracted is not None else b""
-                    found.append((member.name, "file", content, bool(member.mode & 0o111)))
-                else:
-                    found.append((member.name, "a link or special file", None, False))
-    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
-        raise SubmissionError(f"{name}: not a readable tar archive ({exc})") from None
-    return found
-
-
-def _archive(name: str, data: bytes, limits: UploadLimits) -> Sources:
+def _archive(name: str, data: bytes, limits: Limits) -> Sources:
     files: dict[str, bytes] = {}
     executable: set[str] = set()
-    total = 0
-    for raw, kind, content, is_exec in _members_capped(name, data, limits):
-        path = raw.replace("\\", "/")
-        parts = [p for p in path.split("/") if p not in ("", ".")]
-        if path.startswith("/") or ".." in parts or re.match(r"^[A-Za-z]:", path):
-            raise SubmissionError(f"{name}: {raw!r} points outside the archive's directory")
-        if parts and (parts[0] == "__MACOSX" or parts[-1] == ".DS_Store"):
-            continue
-        if kind not in ("file", "dir"):
-            raise SubmissionError(f"{name}: {raw!r} is {kind}; only plain files and folders are accepted")
-        if kind == "dir" or not parts:
-            continue
-        assert content is not None
-        total += len(content)
-        if total > limits.max_unpacked_bytes:
-            raise SubmissionError(f"{name}: more than {limits.max_unpacked_bytes} bytes unpacked")
-        files["/".join(parts)] = content
-        if is_exec:
-            executable.add("/".join(parts))
+    folders: set[str] = set()
+    bounds = ArchiveLimits(max_files=limits.max_files, max_bytes=limits.max_unpacked_bytes)
+    try:
+        for member in read_archive(data, name.lower().endswith(".zip"), bounds):
+            _take(name, member, files, executable, folders)
+    except ArchiveError as exc:
+        raise SubmissionError(f"{name}: {exc}", 413 if exc.too_large else 422) from None
     tops = {path.split("/")[0] for path in files}
     if len(tops) == 1 and all("/" in path for path in files):  # one folder holding everything: promote it
         top = tops.pop() + "/"
@@ -164,48 +135,50 @@ def _archive(name: str, data: bytes, limits: UploadLimits) -> Sources:
         executable = {path[len(top):] for path in executable}
     if MANIFEST not in files:
         raise SubmissionError(f"{name}: no {MANIFEST} at the top of the archive (it names the run command)")
-    run, build, protocol = _manifest(name, files[MANIFEST])
+    run, build, protocol = parse_manifest(name, files[MANIFEST])
     prefix = "stdio:" if protocol == "stdio" else "exec:"
-    return Sources("archive", build, f"{prefix}sh -c {shlex.quote('cd {dir} && exec ' + run)}", files, executable)
+    # The folder is passed as $0 rather than written into the script: the launcher shows it to
+    # the bot at a neutral path (/bot) and rewrites the words of the command that name it.
+    script = shlex.quote('cd "$0" && exec ' + run)
+    return Sources("archive", build, f"{prefix}sh -c {script} {{dir}}", files, executable)
 
 
-def _members_capped(name: str, data: bytes, limits: UploadLimits) -> list[tuple[str, str, bytes | None, bool]]:
-    """The members, refusing an archive with too many before reading them all."""
-    if name.lower().endswith(".zip"):
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                infos = archive.infolist()
-                if len(infos) > limits.max_files:
-                    raise SubmissionError(f"{name}: {len(infos)} entries, over the limit of {limits.max_files}")
-                declared = sum(info.file_size for info in infos)
-                if declared > limits.max_unpacked_bytes:
-                    raise SubmissionError(f"{name}: {declared} bytes unpacked, over the limit of "
-                                          f"{limits.max_unpacked_bytes}")
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
-            raise SubmissionError(f"{name}: not a readable zip archive ({exc})") from None
-    else:
-        try:
-            with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
-                count = size = 0
-                for member in archive:
-                    count += 1
-                    size += max(0, member.size)
-                    if count > limits.max_files:
-                        raise SubmissionError(f"{name}: more than {limits.max_files} entries")
-                    if size > limits.max_unpacked_bytes:
-                        raise SubmissionError(f"{name}: more than {limits.max_unpacked_bytes} bytes unpacked")
-        except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
-            raise SubmissionError(f"{name}: not a readable tar archive ({exc})") from None
-    return _members(name, data)
+def _take(name: str, member: Member, files: dict[str, bytes], executable: set[str], folders: set[str]) -> None:
+    """Add one member to what the archive holds; SubmissionError for a refused one."""
+    parts = member.parts
+    if parts and (parts[0] == "__MACOSX" or parts[-1] == ".DS_Store"):
+        return
+    if member.kind == "special":
+        raise SubmissionError(f"{name}: {member.raw!r} is {member.detail}, a link or special file; only plain "
+                              "files and folders are accepted")
+    path = "/".join(parts)
+    for depth in range(1, len(parts)):  # its folders may not be files, nor it a folder
+        if "/".join(parts[:depth]) in files:
+            raise SubmissionError(f"{name}: {member.raw!r} lies inside a file of the same archive")
+    if member.kind == "dir" or not parts:
+        if path in files:
+            raise SubmissionError(f"{name}: {member.raw!r} is both a file and a folder")
+        folders.add(path)
+        return
+    if path in files or path in folders:
+        raise SubmissionError(f"{name}: {member.raw!r} appears twice")
+    folders.update("/".join(parts[:depth]) for depth in range(1, len(parts)))
+    files[path] = member.content
+    if member.executable:
+        executable.add(path)
 
 
-def _manifest(name: str, data: bytes) -> tuple[str, str, str]:
-    """(run, build, protocol) of an arena.toml."""
+def parse_manifest(name: str, data: bytes) -> tuple[str, str, str]:
+    """(run, build, protocol) of an archive's arena.toml; SubmissionError names the first problem."""
     where = f"{name}: {MANIFEST}"
+    if len(data) > MANIFEST_BYTES:
+        raise SubmissionError(f"{where}: {len(data)} bytes, over the limit of {MANIFEST_BYTES}", 413)
     try:
         table = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise SubmissionError(f"{where}: invalid TOML ({exc})") from None
+    except RecursionError:  # tomllib recurses once per nested array or table
+        raise SubmissionError(f"{where}: invalid TOML (nested too deeply)") from None
     for key in table:
         if key not in MANIFEST_KEYS:
             raise SubmissionError(f"{where}: unknown key {key!r} (known: {', '.join(MANIFEST_KEYS)})")
@@ -215,22 +188,10 @@ def _manifest(name: str, data: bytes) -> tuple[str, str, str]:
     build = table.get("build", "")
     if not isinstance(build, str):
         raise SubmissionError(f"{where}: build: must be a string (a shell command)")
+    for key, value in (("run", run), ("build", build)):
+        if len(value) > COMMAND_CHARS or "\0" in value:
+            raise SubmissionError(f"{where}: {key}: at most {COMMAND_CHARS} characters and no NUL")
     protocol = table.get("protocol", "zeromq")
     if protocol not in ("zeromq", "stdio"):
         raise SubmissionError(f"{where}: protocol: {protocol!r} is not zeromq or stdio")
     return run.strip(), build.strip(), protocol
-
-
-def extract_built(tar: bytes, directory: str, limits: UploadLimits) -> None:
-    """Unpack a build's result into directory with tarfile's data filter (no links out, no devices)."""
-    count = size = 0
-    try:
-        with tarfile.open(fileobj=io.BytesIO(tar), mode="r:") as archive:
-            for member in archive:
-                count += 1
-                size += max(0, member.size)
-                if count > 10 * limits.max_files or size > 4 * limits.max_unpacked_bytes + 256 * 2**20:
-                    raise SubmissionError("the build produced too many files or bytes")
-            archive.extractall(directory, filter="data")
-    except (tarfile.TarError, OSError) as exc:
-        raise SubmissionError(f"the build's result could not be unpacked: {exc}") from None

@@ -93,3 +93,4 @@ def test_the_manifest_is_checked_key_by_key() -> None:
     assert "invalid TOML" in refused("t.zip", zip_of({"arena.toml": b"run = \n"}))
     assert "protocol" in refused("p.zip", zip_of({"arena.toml": b'run = "x"\nprotocol = "http"\n'}))
     assert "not a readable" in refused("x.zip", b"PK\x03\x04 not really a zip")
+    assert "nested too deeply" in refused("d.zip", zip_of({"arena.toml": b"run = " + b"[" * 2000 + b"]" * 2000}))
