@@ -95,6 +95,7 @@ FILE_DIRECTIVES = frozenset({"LINK", "LINKLIB", "LINKFRAMEWORK", "RESOURCE", "IN
                              "OBJECTPATH", "LIBRARYPATH", "FRAMEWORKPATH"})
 MACRO_DIRECTIVES = frozenset({"DEFINE", "DEFINEC"})  # with `:=` a macro, whose text fpc rescans
 MAX_INCLUDES = 256
+MAX_INCLUDE_NAMES = 1024  # distinct names one module's include directives may look up (each costs ~24 stats)
 
 _SPACE = re.compile(rb"\s*")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
@@ -210,9 +211,13 @@ def _locate(name: str, here: str, top: Path, reserved: Collection[str]) -> tuple
     return "", ""
 
 
-def _check_file(shown: str, here: str, content: bytes, top: Path, reserved: set[str],
-                found: dict[str, bytes], included: bool) -> list[tuple[str, str, bytes]]:
-    """Refuse what one source file may not do; add its new include files to found and return them."""
+def _check_file(shown: str, here: str, content: bytes, top: Path, reserved: set[str], found: dict[str, bytes],
+                looked: dict[tuple[str, str], tuple[str, str]], included: bool) -> list[tuple[str, str, bytes]]:
+    """Refuse what one source file may not do; add its new include files to found and return them.
+
+    looked keeps where each include name was found (or not) from each folder: a name written
+    many times is looked up once.
+    """
     text = content.decode("latin-1")  # byte for byte: fpc reads 8-bit text
 
     def where(offset: int) -> str:  # counted only for a refusal: once per file, not per directive
@@ -233,7 +238,12 @@ def _check_file(shown: str, here: str, content: bytes, top: Path, reserved: set[
                 continue
             if include.startswith("*"):
                 raise LaunchError(f"{where(offset)}: {written}: include names with * are not supported; refused")
-            rel, problem = _locate(include, here, top, reserved)
+            located = looked.get((include, here))
+            if located is None:
+                if len(looked) >= MAX_INCLUDE_NAMES:
+                    raise LaunchError(f"{where(offset)}: more than {MAX_INCLUDE_NAMES} include names; refused")
+                located = looked[include, here] = _locate(include, here, top, reserved)
+            rel, problem = located
             if problem == "outside":
                 raise LaunchError(f"{where(offset)}: {written} reads a file outside the module's directory; refused")
             if problem:
@@ -269,10 +279,11 @@ def module_includes(source: Path, data: bytes, unit: str) -> dict[str, bytes]:
     top = source.absolute().parent.resolve()
     reserved = {f"{unit}.pas", f"{HOST}.pas", f"{BRIDGE}.pas", HOST, "units", "compile.log"}
     found: dict[str, bytes] = {}
-    pending = _check_file(source.name, ".", data, top, reserved, found, included=False)
+    looked: dict[tuple[str, str], tuple[str, str]] = {}
+    pending = _check_file(source.name, ".", data, top, reserved, found, looked, included=False)
     while pending:
         shown, here, content = pending.pop()
-        pending += _check_file(shown, here, content, top, reserved, found, included=True)
+        pending += _check_file(shown, here, content, top, reserved, found, looked, included=True)
     return found
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.games.arrows import setup_to_pairs
+from arena.launch import pascal
 from arena.launch.pascal import (
     CACHE_ENV,
     COMPILE_ENV,
@@ -157,6 +158,20 @@ def test_many_short_directives_in_a_comment_are_each_checked(tmp_path: Path) -> 
     bad = ok.replace(b"} end.", b"{$I %HOME%} } end.")
     with pytest.raises(LaunchError, match=r"^m\.pas\(1\): include directive \{\$I %HOME%\} reads the environment"):
         module_includes(tmp_path / "m.pas", bad, "m")
+
+
+def test_an_include_name_is_looked_up_once_and_names_are_bounded(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each lookup tries up to 24 names on disk: 200,000 directives once cost millions of stats.
+    calls = []
+    real = pascal._locate
+    monkeypatch.setattr(pascal, "_locate", lambda *args: calls.append(args) or real(*args))
+    same = b"unit m; interface implementation " + b"{$I x.inc}" * 1000 + b" end."
+    assert module_includes(tmp_path / "m.pas", same, "m") == {}
+    assert len(calls) == 1
+    names = b"".join(b"{$I a%d}" % i for i in range(pascal.MAX_INCLUDE_NAMES + 1))
+    with pytest.raises(LaunchError, match=r"^m\.pas\(1\): more than 1024 include names; refused$"):
+        module_includes(tmp_path / "m.pas", b"unit m; interface implementation " + names, "m")
 
 
 def test_first_error_is_one_line_naming_the_module() -> None:
