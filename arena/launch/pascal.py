@@ -202,12 +202,13 @@ def _locate(name: str, here: str, top: Path, reserved: Collection[str]) -> tuple
     candidates = [rel for rel in candidates if rel != ".." and not rel.startswith("../")]  # above the build: nothing
     if any(rel.split("/")[0].lower() in reserved for rel in candidates):
         return "", "reserved"  # fpc would find the arena's own file in the build
+    root = str(top)
+    inside = root if root.endswith(os.sep) else root + os.sep
     for rel in candidates:
-        try:
-            if (top / rel).is_file():  # a symlink may point out of the directory
-                return rel, "" if (top / rel).resolve().is_relative_to(top) else "outside"
-        except (OSError, RuntimeError):  # unreadable folders, symlink loops: fpc finds nothing there either
-            continue
+        path = os.path.join(root, rel)
+        if os.path.isfile(path):  # False for unreadable folders and symlink loops: fpc finds nothing there either
+            real = os.path.realpath(path)  # a symlink may point out of the directory
+            return rel, "" if real.startswith(inside) else "outside"
     return "", ""
 
 
