@@ -25,6 +25,12 @@ def load_setup_file(path: str | os.PathLike[str], game: Game) -> dict[str, Any]:
         data = path.read_bytes()
     except OSError as exc:
         raise SetupFileError(f"cannot read setup file {path}: {exc.strerror}") from None
+    return parse_setup_data(data, path, game)
+
+
+def parse_setup_data(data: bytes, path: str | os.PathLike[str], game: Game) -> dict[str, Any]:
+    """Parse a setup file's bytes, its format told by path's suffix; SetupFileError names what is wrong."""
+    path = Path(path)
     suffix = path.suffix.lower()
     try:
         if suffix == ".json":

@@ -346,12 +346,14 @@ class Arrows(Game):
         rows = need_int(NAME, "rows", rows, MIN_SIDE, side)
         cells = [[x, y] for y in range(1, rows + 1) for x in range(1, cols + 1)]
         if "blocked" not in setup:
-            taken = [list(h) for h in setup.get("heads", []) if isinstance(h, (list, tuple))]
+            heads = need_list(NAME, "heads", setup.get("heads", []))
+            taken = [list(need_pair(NAME, f"heads[{i}]", h)) for i, h in enumerate(heads)]
             candidates = [c for c in cells if c not in taken]
             count = min(int(len(cells) * density), len(candidates) - 2)
             setup["blocked"] = rng.sample(candidates, max(0, count))
         if "heads" not in setup:
-            blocked = {tuple(c) for c in setup["blocked"] if isinstance(c, (list, tuple))}
+            blocked = {need_pair(NAME, f"blocked[{i}]", c)
+                       for i, c in enumerate(need_list(NAME, "blocked", setup["blocked"]))}
             free = [c for c in cells if tuple(c) not in blocked]
             setup["heads"] = rng.sample(free, 2) if len(free) >= 2 else free
         if "dirs" not in setup:

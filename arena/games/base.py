@@ -33,9 +33,15 @@ class IllegalMove(GameError):
     """A move is not legal in the current position (wrong shape or type included)."""
 
     def __init__(self, move: Move, reason: str) -> None:
-        super().__init__(f"illegal move {move!r}: {reason}")
+        super().__init__(f"illegal move {short_repr(move)}: {reason}")
         self.move = move
         self.reason = reason
+
+
+def short_repr(value: Any, limit: int = 120) -> str:
+    """repr(value) cut to limit characters: what a bot sent, quoted in a one-line error."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 def ranks_from_scores(scores: Sequence[float]) -> list[int]:

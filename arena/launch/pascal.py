@@ -33,7 +33,6 @@ cached.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import logging
 import os
@@ -51,7 +50,15 @@ from pathlib import Path, PurePosixPath
 from arena.launch import uids
 from arena.launch.cgroups import BotCgroup, CgroupLimits
 from arena.launch.pascal_host import BRIDGE_SOURCE, HOST_SOURCE
-from arena.launch.pascal_source import STATIC_DATA_LIMIT, directive_at, scan, static_data_size
+from arena.launch.pascal_source import (
+    MAX_DIRECTIVE,
+    STATIC_DATA_LIMIT,
+    ObjectFileError,
+    directive_at,
+    directive_end,
+    scan,
+    static_data_size,
+)
 from arena.launch.process import LaunchError, Limits, MachineError
 from arena.launch.sandbox import (
     ChainPlan,
@@ -88,9 +95,11 @@ FILE_DIRECTIVES = frozenset({"LINK", "LINKLIB", "LINKFRAMEWORK", "RESOURCE", "IN
                              "OBJECTPATH", "LIBRARYPATH", "FRAMEWORKPATH"})
 MACRO_DIRECTIVES = frozenset({"DEFINE", "DEFINEC"})  # with `:=` a macro, whose text fpc rescans
 MAX_INCLUDES = 256
+MAX_INCLUDE_NAMES = 1024  # distinct names one module's include directives may look up (each costs ~24 stats)
 
-_COMMENTS = re.compile(rb"\{[^}]*\}|\(\*.*?\*\)|//[^\n]*", re.DOTALL)
-_UNIT_HEADER = re.compile(rb"\s*unit\s+([A-Za-z_][A-Za-z0-9_]*)\s*;", re.IGNORECASE)
+_SPACE = re.compile(rb"\s*")
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_COMMENT_CLOSERS = ((b"{", b"}"), (b"(*", b"*)"), (b"//", b"\n"))
 _POSITIONED = re.compile(r"^(?P<file>[^\s(]+)\((?P<pos>\d+(?:,\d+)?)\) (?P<kind>Error|Fatal): (?P<text>.*)$")
 
 
@@ -104,12 +113,38 @@ def cache_root() -> Path:
     return Path(base) / "arena" / "pascal"
 
 
+def _skip_blanks(source: bytes, pos: int) -> int | None:
+    """The offset of the first byte from pos on that is neither white space nor in a comment.
+
+    None when a comment is never closed. Each comment is looked at once, so a source of many
+    unclosed openers costs no more than reading it.
+    """
+    while True:
+        pos = _SPACE.match(source, pos).end()  # type: ignore[union-attr] - \s* always matches
+        for opener, closer in _COMMENT_CLOSERS:
+            if source.startswith(opener, pos):
+                end = source.find(closer, pos + len(opener))
+                if end < 0:
+                    return len(source) if closer == b"\n" else None
+                pos = end + len(closer)
+                break
+        else:
+            return pos
+
+
 def unit_name(source: bytes, filename: str = "module") -> str:
     """The name in the module's `unit NAME;` header; LaunchError when it is not a unit."""
-    match = _UNIT_HEADER.match(_COMMENTS.sub(b" ", source.removeprefix(b"\xef\xbb\xbf")))
-    if match is None:
+    source = source.removeprefix(b"\xef\xbb\xbf")
+    name = None
+    pos = _skip_blanks(source, 0)
+    keyword = _WORD.match(source, pos) if pos is not None else None
+    if keyword is not None and keyword.group().lower() == b"unit":
+        pos = _skip_blanks(source, keyword.end())
+        word = _WORD.match(source, pos) if pos is not None and pos > keyword.end() else None
+        if word is not None and (pos := _skip_blanks(source, word.end())) is not None and source.startswith(b";", pos):
+            name = word.group().decode("ascii").lower()
+    if name is None:
         raise LaunchError(f"{filename}: not a Turbo Pascal unit (expected `unit NAME;` at the top)")
-    name = match.group(1).decode("ascii").lower()
     if name in RESERVED_UNITS:
         raise LaunchError(f"{filename}: the unit name {name!r} is used by the arena's host; rename the unit")
     return name
@@ -167,53 +202,68 @@ def _locate(name: str, here: str, top: Path, reserved: Collection[str]) -> tuple
     candidates = [rel for rel in candidates if rel != ".." and not rel.startswith("../")]  # above the build: nothing
     if any(rel.split("/")[0].lower() in reserved for rel in candidates):
         return "", "reserved"  # fpc would find the arena's own file in the build
+    root = str(top)
+    inside = root if root.endswith(os.sep) else root + os.sep
     for rel in candidates:
-        try:
-            if (top / rel).is_file():  # a symlink may point out of the directory
-                return rel, "" if (top / rel).resolve().is_relative_to(top) else "outside"
-        except (OSError, RuntimeError):  # unreadable folders, symlink loops: fpc finds nothing there either
-            continue
+        path = os.path.join(root, rel)
+        if os.path.isfile(path):  # False for unreadable folders and symlink loops: fpc finds nothing there either
+            real = os.path.realpath(path)  # a symlink may point out of the directory
+            return rel, "" if real.startswith(inside) else "outside"
     return "", ""
 
 
-def _check_file(shown: str, here: str, content: bytes, top: Path, reserved: set[str],
-                found: dict[str, bytes], included: bool) -> list[tuple[str, str, bytes]]:
-    """Refuse what one source file may not do; add its new include files to found and return them."""
+def _check_file(shown: str, here: str, content: bytes, top: Path, reserved: set[str], found: dict[str, bytes],
+                looked: dict[tuple[str, str], tuple[str, str]], included: bool) -> list[tuple[str, str, bytes]]:
+    """Refuse what one source file may not do; add its new include files to found and return them.
+
+    looked keeps where each include name was found (or not) from each folder: a name written
+    many times is looked up once.
+    """
     text = content.decode("latin-1")  # byte for byte: fpc reads 8-bit text
-    lines = [i for i, c in enumerate(text) if c == "\n"]
+
+    def where(offset: int) -> str:  # counted only for a refusal: once per file, not per directive
+        return f"{shown}({text.count(chr(10), 0, offset) + 1})"
+
     scanned = scan(text)
     new: list[tuple[str, str, bytes]] = []
     for offset in scanned.directives:
-        where = f"{shown}({bisect.bisect_left(lines, offset) + 1})"
+        if directive_end(text, offset) is None:
+            raise LaunchError(f"{where(offset)}: a directive runs on for more than {MAX_DIRECTIVE} characters "
+                              "without its closing brace; refused")
         written, parts = directive_at(text, offset)
         for name, argument in parts:
             problem, include = _judge(name, argument, written)
             if problem:
-                raise LaunchError(f"{where}: {problem}")
+                raise LaunchError(f"{where(offset)}: {problem}")
             if not include:
                 continue
             if include.startswith("*"):
-                raise LaunchError(f"{where}: {written}: include names with * are not supported; refused")
-            rel, problem = _locate(include, here, top, reserved)
+                raise LaunchError(f"{where(offset)}: {written}: include names with * are not supported; refused")
+            located = looked.get((include, here))
+            if located is None:
+                if len(looked) >= MAX_INCLUDE_NAMES:
+                    raise LaunchError(f"{where(offset)}: more than {MAX_INCLUDE_NAMES} include names; refused")
+                located = looked[include, here] = _locate(include, here, top, reserved)
+            rel, problem = located
             if problem == "outside":
-                raise LaunchError(f"{where}: {written} reads a file outside the module's directory; refused")
+                raise LaunchError(f"{where(offset)}: {written} reads a file outside the module's directory; refused")
             if problem:
-                raise LaunchError(f"{where}: {written} names a file of the arena's own build; refused")
+                raise LaunchError(f"{where(offset)}: {written} names a file of the arena's own build; refused")
             if not rel or rel in found:
                 continue
             if len(found) >= MAX_INCLUDES:
-                raise LaunchError(f"{where}: more than {MAX_INCLUDES} include files; refused")
+                raise LaunchError(f"{where(offset)}: more than {MAX_INCLUDES} include files; refused")
             try:
                 found[rel] = (top / rel).read_bytes()
             except OSError as exc:
-                raise LaunchError(f"{where}: cannot read {rel}: {exc.strerror}") from None
+                raise LaunchError(f"{where(offset)}: cannot read {rel}: {exc.strerror}") from None
             new.append((rel, posixpath.dirname(rel) or ".", found[rel]))
     in_uses = False
-    for i, (token, offset) in enumerate(scanned.tokens):
+    words = scanned.words
+    for i, token in enumerate(words):
         in_uses = token == "uses" or (in_uses and token != ";")
-        if in_uses and token == "in" and i + 1 < len(scanned.tokens) and scanned.tokens[i + 1][0] == "'":
-            where = f"{shown}({bisect.bisect_left(lines, offset) + 1})"
-            raise LaunchError(f"{where}: `uses … in '…'` reads a unit from a named file; refused")
+        if in_uses and token == "in" and i + 1 < len(words) and words[i + 1] == "'":
+            raise LaunchError(f"{where(scanned.offsets[i])}: `uses … in '…'` reads a unit from a named file; refused")
     if included and scanned.open_comment:
         raise LaunchError(f"{shown}: ends inside a comment, which fpc would carry on into the file including it; "
                           "refused")
@@ -230,10 +280,11 @@ def module_includes(source: Path, data: bytes, unit: str) -> dict[str, bytes]:
     top = source.absolute().parent.resolve()
     reserved = {f"{unit}.pas", f"{HOST}.pas", f"{BRIDGE}.pas", HOST, "units", "compile.log"}
     found: dict[str, bytes] = {}
-    pending = _check_file(source.name, ".", data, top, reserved, found, included=False)
+    looked: dict[tuple[str, str], tuple[str, str]] = {}
+    pending = _check_file(source.name, ".", data, top, reserved, found, looked, included=False)
     while pending:
         shown, here, content = pending.pop()
-        pending += _check_file(shown, here, content, top, reserved, found, included=True)
+        pending += _check_file(shown, here, content, top, reserved, found, looked, included=True)
     return found
 
 
@@ -460,6 +511,8 @@ def _check_static_data(build: Path, unit: str, shown: str) -> None:
         size = static_data_size((build / "units" / f"{unit}.o").read_bytes())
     except OSError:
         return  # no object file to measure (another toolchain layout): nothing to report
+    except ObjectFileError as exc:  # the limit cannot be checked: the module does not pass unchecked
+        raise LaunchError(f"{shown}: the compiled module's object file cannot be read ({exc}); refused") from None
     if size is not None and size > STATIC_DATA_LIMIT:
         raise LaunchError(f"{shown}: the contest allows {STATIC_DATA_LIMIT // 1024} KB of static data; the module "
                           f"has {size} bytes of variables and typed constants (rules=fpc turns the check off)")

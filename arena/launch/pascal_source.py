@@ -11,19 +11,27 @@ from __future__ import annotations
 import bisect
 import re
 import struct
+from array import array
 from typing import NamedTuple
 
 _LEXEME = re.compile(r"\{|\(\*|//|'|[A-Za-z_][A-Za-z0-9_]*|;")
 _STRING = re.compile(r"'(?:[^'\n]|'')*'")
 _DIRECTIVE_START = re.compile(r"\{\$|\(\*\$")
 _DIRECTIVE_NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
+_SPACE = re.compile(r"\s*")
+MAX_DIRECTIVE = 512  # characters of one directive, its braces included: fpc's own strings stop at 255
 
 
 class Scan(NamedTuple):
-    """What a lexer pass found in a source: directives, code tokens, an unclosed comment."""
+    """What a lexer pass found in a source: directives, code tokens, an unclosed comment.
 
-    directives: list[int]  # offsets of every `{$` / `(*$` fpc may read as a directive
-    tokens: list[tuple[str, int]]  # code words (lower case), `'` for a string literal, `;`
+    Offsets are kept in arrays and equal words share one string: a source of a million
+    tokens costs tens of megabytes, not hundreds.
+    """
+
+    directives: array[int]  # offsets of every `{$` / `(*$` fpc may read as a directive
+    words: list[str]  # code tokens: words (lower case), `'` for a string literal, `;`
+    offsets: array[int]  # where each of words starts
     open_comment: bool  # the text ends inside a comment (fpc carries it on into the includer)
 
 
@@ -35,8 +43,10 @@ def scan(text: str) -> Scan:
     opener (fpc nests comments in its own modes) or a directive with an odd number of
     quotes ($MESSAGE, $IF and others read quoted text, braces included, where this does not).
     """
-    hidden: list[tuple[int, int]] = []
-    tokens: list[tuple[str, int]] = []
+    hidden_starts, hidden_ends = array("q"), array("q")
+    words: list[str] = []
+    offsets = array("q")
+    shared: dict[str, str] = {}
     agree, open_comment, pos = True, False, 0
     while (found := _LEXEME.search(text, pos)) is not None:
         lexeme, start = found.group(), found.start()
@@ -59,40 +69,61 @@ def scan(text: str) -> Scan:
                 pos = found.end()
                 continue
             if agree:
-                hidden.append((start, string.end()))
-            tokens.append(("'", start))
+                hidden_starts.append(start)
+                hidden_ends.append(string.end())
+            words.append("'")
+            offsets.append(start)
             pos = string.end()
         else:
-            tokens.append((lexeme.lower(), start))
+            word = lexeme.lower()
+            words.append(shared.setdefault(word, word))
+            offsets.append(start)
             pos = found.end()
-    starts = [span[0] for span in hidden]
-    directives = []
+    directives = array("q")
     for directive in _DIRECTIVE_START.finditer(text):
-        at = bisect.bisect_right(starts, directive.start()) - 1
-        if at < 0 or directive.start() >= hidden[at][1]:
+        at = bisect.bisect_right(hidden_starts, directive.start()) - 1
+        if at < 0 or directive.start() >= hidden_ends[at]:
             directives.append(directive.start())
-    return Scan(directives, tokens, open_comment)
+    return Scan(directives, words, offsets, open_comment)
+
+
+def directive_end(text: str, start: int) -> int | None:
+    """Where the directive at start ends (past its closer, or at the end of an unclosed text).
+
+    None when it runs on for more than MAX_DIRECTIVE characters: no directive of fpc's is that
+    long, and bounding each keeps a source of many unclosed directives cheap to check.
+    """
+    closer = "*)" if text.startswith("(*", start) else "}"
+    limit = start + MAX_DIRECTIVE
+    end = text.find(closer, start + 2, limit)
+    if end >= 0:
+        return end + len(closer)
+    return len(text) if len(text) <= limit else None
 
 
 def directive_at(text: str, start: int) -> tuple[str, list[tuple[str, str]]]:
-    """A directive as written (one line) and its parts (NAME, argument); switches chain with commas."""
+    """A directive as written (one line) and its parts (NAME, argument); switches chain with commas.
+
+    A directive longer than MAX_DIRECTIVE is read up to there (directive_end tells).
+    """
     paren = text.startswith("(*", start)
     closer = "*)" if paren else "}"
-    end = text.find(closer, start + 2)
-    end = len(text) if end < 0 else end
-    shown = " ".join(text[start:end + len(closer)].split())
+    end = directive_end(text, start) or start + MAX_DIRECTIVE
+    body_end = end - len(closer) if text.endswith(closer, start + 2, end) else end
+    shown = " ".join(text[start:end].split())
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
-    rest, parts = text[start + (3 if paren else 2):end], []
-    while (found := _DIRECTIVE_NAME.match(rest)) is not None:
-        name, after = found[1].upper(), rest[found.end():]
-        if after[:1] not in ("+", "-") or not after:
-            parts.append((name, after.strip()))
+    body, parts, pos = text[start + (3 if paren else 2):body_end], [], 0
+    while (found := _DIRECTIVE_NAME.match(body, pos)) is not None:
+        name, at = found[1].upper(), found.end()
+        sign = body[at:at + 1]
+        if sign not in ("+", "-"):
+            parts.append((name, body[at:].strip()))
             break
-        parts.append((name, after[0]))
-        tail = after[1:].lstrip()  # fpc wants the comma at once; accepting spaces errs on the safe side
-        if not tail.startswith(","):
+        parts.append((name, sign))
+        at = _SPACE.match(body, at + 1).end()  # fpc wants the comma at once; accepting spaces errs on the safe side
+        if not body.startswith(",", at):
             break
-        rest = tail[1:]
+        pos = at + 1
     return shown, parts
 
 
@@ -119,27 +150,27 @@ def contest_problem(text: str, shown: str) -> str | None:
         written, _ = directive_at(text, offset)
         return (f"{shown}({_line(text, offset)}): the contest allows no compiler directives: {written} "
                 "(rules=fpc turns the contest's rules off)")
-    tokens = found.tokens
-    for word, offset in tokens:
+    words, offsets = found.words, found.offsets
+    for word, offset in zip(words, offsets):
         if word == "uses":
             return (f"{shown}({_line(text, offset)}): the contest allows no other units: `uses` "
                     "(rules=fpc turns the contest's rules off)")
         if word == "asm":
             return f"{shown}({_line(text, offset)}): the contest allows Pascal only: `asm`"
-    start = _initialisation(tokens)
+    start = _initialisation(words)
     if start is not None:
-        body = [(w, o) for w, o in tokens[start + 1:-1] if w not in (";", "finalization")]
-        if body:
-            return (f"{shown}({_line(text, body[0][1])}): the contest wants an empty initialisation part "
-                    "(set everything up in InitGame)")
+        for i in range(start + 1, len(words) - 1):
+            if words[i] not in (";", "finalization"):
+                return (f"{shown}({_line(text, offsets[i])}): the contest wants an empty initialisation part "
+                        "(set everything up in InitGame)")
     return None
 
 
-def _initialisation(tokens: list[tuple[str, int]]) -> int | None:
+def _initialisation(words: list[str]) -> int | None:
     """The token index of the unit's `initialization` or closing `begin`, if it has one."""
     stack: list[str] = []
     last_top_begin: int | None = None
-    for i, (word, _) in enumerate(tokens):
+    for i, word in enumerate(words):
         if word == "initialization" and not stack:
             return i
         if word == "case" and stack and stack[-1] == "record":
@@ -152,24 +183,47 @@ def _initialisation(tokens: list[tuple[str, int]]) -> int | None:
             if not stack:
                 return None  # the unit's own `end.`: no initialisation part
             stack.pop()
-            if not stack and last_top_begin is not None and i == len(tokens) - 1:
+            if not stack and last_top_begin is not None and i == len(words) - 1:
                 return last_top_begin  # `begin ... end.` closing the unit
     return None
 
 
+class ObjectFileError(ValueError):
+    """A compiled module's object file is a 64-bit ELF file whose section table cannot be read."""
+
+
+_SECTION = 64  # bytes of an ELF64 section header; name, type, flags, address, offset and size come first
+
+
 def static_data_size(object_file: bytes) -> int | None:
-    """The bytes of .data and .bss sections (variables, typed constants) of an ELF object; None if not ELF."""
-    if object_file[:4] != b"\x7fELF" or object_file[4] != 2:  # 64-bit ELF only (what fpc makes here)
+    """The bytes of .data and .bss sections (variables, typed constants) of an ELF object; None if not ELF.
+
+    Only 64-bit ELF files are read (what fpc makes here); ObjectFileError, one line, when the
+    section table or its names lie outside the file.
+    """
+    if object_file[:4] != b"\x7fELF" or object_file[4:5] != b"\x02":
         return None
+    size = len(object_file)
+    if size < 0x40 or object_file[5] not in (1, 2):
+        raise ObjectFileError(f"an ELF header of {size} bytes, byte order {object_file[5:6].hex() or 'missing'}")
     endian = "<" if object_file[5] == 1 else ">"
     shoff, = struct.unpack_from(endian + "Q", object_file, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from(endian + "HHH", object_file, 0x3A)
+    if shnum == 0:
+        return 0
+    if shentsize < _SECTION or shoff + shnum * shentsize > size or shstrndx >= shnum:
+        raise ObjectFileError(f"a section table of {shnum} entries of {shentsize} bytes at {shoff} "
+                              f"(names in entry {shstrndx}) does not fit in {size} bytes")
     headers = [struct.unpack_from(endian + "IIQQQQ", object_file, shoff + i * shentsize) for i in range(shnum)]
-    names_at = headers[shstrndx][4]
+    names_at, names_size = headers[shstrndx][4], headers[shstrndx][5]
+    names_end = names_at + names_size
+    if names_end > size:
+        raise ObjectFileError(f"the section names ({names_size} bytes at {names_at}) lie outside {size} bytes")
     total = 0
-    for name, _, _, _, _, size in headers:
-        end = object_file.index(b"\0", names_at + name)
-        section = object_file[names_at + name:end].decode("ascii", errors="replace")
-        if section.startswith((".data", ".bss")):
-            total += size
+    for name, _, _, _, _, section_size in headers:
+        end = object_file.find(b"\0", names_at + name, names_end)
+        if end < 0:
+            raise ObjectFileError(f"a section name at {name} runs past the {names_size} bytes of names")
+        if object_file.startswith((b".data", b".bss"), names_at + name, end):
+            total += section_size
     return total

@@ -14,9 +14,9 @@ import struct
 import sys
 import tempfile
 
-from intake_common import Finding, instrumented, main, one_line
+from harness import MAX_PEAK_BYTES, Finding, instrument, main, one_line
 
-with instrumented(__name__):
+with instrument(__name__):
     from arena.launch.bundle import MAGIC, BundleError, BundleLimits, receive
 
 MAX_INPUT = 60 * 1024  # below a pipe's buffer
@@ -69,5 +69,5 @@ def seeds() -> list[bytes]:
 
 
 if __name__ == "__main__":
-    main(TestOneInput, seeds)
+    main(TestOneInput, seeds, peak=MAX_PEAK_BYTES)
     sys.exit(0)

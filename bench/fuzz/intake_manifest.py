@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sys
 
-from intake_common import Finding, instrumented, main, one_line
+from harness import MAX_PEAK_BYTES, Finding, instrument, main, one_line
 
-with instrumented(__name__):
+with instrument(__name__):
     from arena.server.sources import COMMAND_CHARS, SubmissionError, parse_manifest
 
 
@@ -33,5 +33,5 @@ def seeds() -> list[bytes]:
 
 
 if __name__ == "__main__":
-    main(TestOneInput, seeds)
+    main(TestOneInput, seeds, peak=MAX_PEAK_BYTES)
     sys.exit(0)

@@ -15,9 +15,9 @@ import lzma
 import sys
 import tarfile
 
-from intake_common import Finding, instrumented, main, one_line
+from harness import MAX_PEAK_BYTES, Finding, instrument, main, one_line
 
-with instrumented(__name__):
+with instrument(__name__):
     from arena.server.sources import SubmissionError, read_upload
     from arena.server.unpack import UploadBounds
 
@@ -76,5 +76,5 @@ def seeds() -> list[bytes]:
 
 
 if __name__ == "__main__":
-    main(TestOneInput, seeds)
+    main(TestOneInput, seeds, peak=MAX_PEAK_BYTES)
     sys.exit(0)

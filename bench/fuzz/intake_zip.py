@@ -11,9 +11,9 @@ import io
 import sys
 import zipfile
 
-from intake_common import Finding, instrumented, main, one_line
+from harness import MAX_PEAK_BYTES, Finding, instrument, main, one_line
 
-with instrumented(__name__):
+with instrument(__name__):
     from arena.server.sources import SubmissionError, read_upload
     from arena.server.unpack import UploadBounds
 
@@ -57,5 +57,5 @@ def seeds() -> list[bytes]:
 
 
 if __name__ == "__main__":
-    main(TestOneInput, seeds)
+    main(TestOneInput, seeds, peak=MAX_PEAK_BYTES)
     sys.exit(0)

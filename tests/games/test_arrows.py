@@ -303,3 +303,14 @@ def test_writers_refuse_what_a_pair_file_cannot_say() -> None:
     setup = {"cols": 6, "rows": 6, "heads": [[1, 1], [6, 6]], "dirs": [2, 6], "to_move": 1}
     with pytest.raises(SetupError, match="to_move"):
         pairs_to_binary(setup)
+
+
+@pytest.mark.parametrize(("partial", "words"), [  # found by bench/fuzz/setup_json.py: once TypeErrors
+    ({"blocked": 0}, "blocked must be a list"),
+    ({"blocked": [[[1], 2]]}, r"blocked\[0\] must be a pair of integers"),
+    ({"heads": 5}, "heads must be a list"),
+    ({"heads": [[1, 1], "a"]}, r"heads\[1\] must be a pair of integers"),
+])
+def test_random_setup_names_a_malformed_field(partial: dict, words: str) -> None:
+    with pytest.raises(SetupError, match=words):
+        GAME.random_setup(random.Random(1), 2, partial)

@@ -117,3 +117,11 @@ def test_forfeit_gives_the_other_seat_the_win() -> None:
     state = start(rows=4, cols=4)
     assert state.forfeit_scores(0) == [0.0, 1.0]
     assert state.forfeit_scores(1) == [1.0, 0.0]
+
+
+def test_an_illegal_move_is_quoted_in_one_short_line() -> None:
+    move = [[0] * 100_000, 1]  # what a bot sends is quoted cut, not whole (bench/fuzz/wire_moves.py)
+    with pytest.raises(IllegalMove) as caught:
+        start(rows=3, cols=3).apply(move)
+    assert len(str(caught.value)) < 250 and "(300005 characters)" in str(caught.value)
+    assert caught.value.move is move

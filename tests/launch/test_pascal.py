@@ -18,6 +18,7 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.games.arrows import setup_to_pairs
+from arena.launch import pascal
 from arena.launch.pascal import (
     CACHE_ENV,
     COMPILE_ENV,
@@ -124,6 +125,53 @@ def test_unit_name_skips_comments_and_rejects_programs() -> None:
         unit_name(b"program x; begin end.", "x.pas")
     with pytest.raises(LaunchError, match="used by the arena's host"):
         unit_name(b"unit BaseUnix;", "b.pas")
+
+
+# Sources found by bench/fuzz/pascal_*.py and its review: each opener searched the rest of the
+# text for its closer, so 100 kB of them took seconds to minutes (a 2 MB upload, hours).
+SLOW_SOURCES = {
+    "unclosed paren comments": b"(*" * 50_000,
+    "unclosed brace comments": b"{" * 100_000,
+    "unclosed directives": b"unit m; interface implementation " + b"{$" * 50_000,
+    "directives in one comment": b"unit m; interface implementation {" + b"{$" * 50_000 + b"} end.",
+    "one endless switch chain": b"unit m; interface implementation {$A+" + b",A+" * 33_000 + b"} end.",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SLOW_SOURCES))
+def test_unit_name_and_the_directive_checks_read_a_source_once(tmp_path: Path, name: str) -> None:
+    source = SLOW_SOURCES[name]
+    started = time.monotonic()
+    try:
+        module_includes(tmp_path / "m.pas", source, unit_name(source, "m.pas"))
+    except LaunchError as exc:
+        assert "\n" not in str(exc)
+        assert "not a Turbo Pascal unit" in str(exc) or "runs on for more than 512 characters" in str(exc)
+    else:
+        pytest.fail("a directive that never closes was let through")
+    assert time.monotonic() - started < 1
+
+
+def test_many_short_directives_in_a_comment_are_each_checked(tmp_path: Path) -> None:
+    ok = b"unit m; interface implementation { " + b"{$R+} " * 20_000 + b"} end."
+    assert module_includes(tmp_path / "m.pas", ok, unit_name(ok)) == {}
+    bad = ok.replace(b"} end.", b"{$I %HOME%} } end.")
+    with pytest.raises(LaunchError, match=r"^m\.pas\(1\): include directive \{\$I %HOME%\} reads the environment"):
+        module_includes(tmp_path / "m.pas", bad, "m")
+
+
+def test_an_include_name_is_looked_up_once_and_names_are_bounded(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each lookup tries up to 24 names on disk: 200,000 directives once cost millions of stats.
+    calls = []
+    real = pascal._locate
+    monkeypatch.setattr(pascal, "_locate", lambda *args: calls.append(args) or real(*args))
+    same = b"unit m; interface implementation " + b"{$I x.inc}" * 1000 + b" end."
+    assert module_includes(tmp_path / "m.pas", same, "m") == {}
+    assert len(calls) == 1
+    names = b"".join(b"{$I a%d}" % i for i in range(pascal.MAX_INCLUDE_NAMES + 1))
+    with pytest.raises(LaunchError, match=r"^m\.pas\(1\): more than 1024 include names; refused$"):
+        module_includes(tmp_path / "m.pas", b"unit m; interface implementation " + names, "m")
 
 
 def test_first_error_is_one_line_naming_the_module() -> None:

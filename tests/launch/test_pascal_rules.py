@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
-from arena.launch.pascal_source import contest_problem
+from arena.launch.pascal import _check_static_data
+from arena.launch.pascal_source import ObjectFileError, contest_problem, static_data_size
+from arena.launch.process import LaunchError
 from tests.helpers import ROOT, require
 
 EXAMPLE = ROOT / "bots" / "examples" / "territory.pas"
@@ -82,3 +85,37 @@ def test_more_than_50_kb_of_static_data_is_refused_at_launch(tmp_path: Path) -> 
     fine = arena("match", "arrows", f"pascal:{big}:rules=fpc", "greedy", "--seed", "3", "--json",
                  "--log", str(tmp_path / "f.msgpack"))
     assert json.loads(fine.stdout)["reason"] != "crash"
+
+
+# --- found by bench/fuzz/pascal_*.py (inputs kept in bench/fuzz/corpus) ----------------------
+
+
+@pytest.mark.parametrize("source", [";" * 100_000, "a;" * 50_000, "'' " * 33_000, "{$A+" + ",A+" * 33_000 + "}"])
+def test_the_rules_check_takes_little_memory_and_time(source: str) -> None:
+    tracemalloc.start()
+    try:
+        contest_problem(UNIT.replace("{TAIL}", source + "\nend."), "m.pas")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * len(source), peak  # a tuple and two ints per token once took 135 bytes a byte
+
+
+def test_a_long_directive_is_named_in_one_short_line() -> None:
+    problem = contest_problem(UNIT.replace("{TAIL}", "{$A+" + ",A+" * 33_000 + "}\nend."), "m.pas")
+    assert problem is not None and problem.startswith("m.pas(") and len(problem) < 250, problem
+
+
+def test_a_broken_object_file_is_one_line_error_and_refuses_the_module(tmp_path: Path) -> None:
+    kept = ROOT / "bench" / "fuzz" / "corpus" / "pascal_object"
+    assert static_data_size(b"not an object") is None
+    assert static_data_size(b"\x7fELF\x01" + bytes(60)) is None  # 32-bit: not what fpc makes here
+    assert static_data_size((kept / "elf-magic-only").read_bytes()) is None  # once an IndexError
+    for name in ("section-table-cut", "name-offset-outside"):  # once a struct.error, and a silent 0
+        with pytest.raises(ObjectFileError) as caught:
+            static_data_size((kept / name).read_bytes())
+        assert "\n" not in str(caught.value)
+    (tmp_path / "units").mkdir()
+    (tmp_path / "units" / "m.o").write_bytes((kept / "section-table-cut").read_bytes())
+    with pytest.raises(LaunchError, match=r"^m\.pas: the compiled module's object file cannot be read \(.*\); refused$"):
+        _check_static_data(tmp_path, "m", "m.pas")

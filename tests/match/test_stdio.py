@@ -28,12 +28,16 @@ def test_stdio_bot_plays_full_matches(tmp_path: Path) -> None:
         assert "initialised" in log.output[stdio_seat]  # stderr is captured like any bot's
 
 
-@pytest.mark.parametrize("mode", ["garbage_line", "array_line", "endless_line"])
-def test_bad_stdio_output_is_a_protocol_violation(mode: str) -> None:
-    result, elapsed = run("blocking", ["random", f"{BOT} {mode}"], {"rows": 5, "cols": 6})
+@pytest.mark.parametrize("mode", ["garbage_line", "array_line", "endless_line",
+                                  # found by bench/fuzz/wire_json.py: each took the referee down
+                                  "lone_surrogate", "integer_past_64_bits", "float_past_infinity"])
+def test_bad_stdio_output_is_a_protocol_violation(mode: str, tmp_path: Path) -> None:
+    log = tmp_path / "m.msgpack"
+    result, elapsed = run("blocking", ["random", f"{BOT} {mode}"], {"rows": 5, "cols": 6}, log=log)
     assert (result.reason, result.offender) == ("protocol", 1), result.detail
     assert result.ranks == [1, 2]
     assert elapsed < 5
+    assert verify(read_log(log)).ok  # the referee wrote its whole log
 
 
 def test_stdio_bot_that_cannot_start_crashes_cleanly() -> None:

@@ -22,11 +22,11 @@ def test_every_intake_parser_has_a_target() -> None:
 def test_each_seed_and_kept_input_is_answered_rightly(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(FUZZ))
     target = importlib.import_module(name)
-    common = importlib.import_module("intake_common")
+    harness = importlib.import_module("harness")
     kept = FUZZ / "corpus" / name  # inputs a fuzzing run once found wrong answers with: regressions
     inputs = target.seeds() + [path.read_bytes() for path in sorted(kept.glob("*"))]
     for data in inputs:
-        common.bounded(target.TestOneInput, data, every=1)
+        harness.bounded(target.TestOneInput, data)
 
 
 @pytest.mark.parametrize("name", TARGETS)
