@@ -122,7 +122,7 @@ class _Session:
 
     def _wait(self, deadline: float) -> None:
         poller = zmq.Poller()
-        for item, _ in self.peer.watch():
+        for item in self.peer.fds():
             poller.register(item, zmq.POLLIN)
         if self.process.pidfd >= 0:
             poller.register(self.process.pidfd, zmq.POLLIN)
