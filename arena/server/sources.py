@@ -19,6 +19,9 @@ import tarfile
 import tomllib
 import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import protocol
 
 from arena.server.config import UploadLimits
 
@@ -41,12 +44,14 @@ class Language:
     games: tuple[str, ...] = ()  # only these games ((): any)
 
 
+# A Node.js bot reads and writes JSON lines; this preload serves it over ZeroMQ in its own process.
+ZMQ_LINES = shlex.quote(str(Path(protocol.__file__).resolve().parent / "node" / "zmq_lines.js"))
 LANGUAGES: dict[str, Language] = {
     ".py": Language("python", "{python} -m py_compile {file}", "{dir}/{file}"),
     ".c": Language("c", "cc -O2 -std=c11 -o bot {file} -lzmq -lmsgpackc -lm", "exec:{dir}/bot"),
     ".cpp": Language("c++", "c++ -O2 -std=c++17 -o bot {file} -lzmq -lmsgpackc", "exec:{dir}/bot"),
     ".cc": Language("c++", "c++ -O2 -std=c++17 -o bot {file} -lzmq -lmsgpackc", "exec:{dir}/bot"),
-    ".js": Language("javascript", "node --check {file}", "stdio:node {dir}/{file}"),
+    ".js": Language("javascript", "node --check {file}", f"exec:node --require {ZMQ_LINES} {{dir}}/{{file}}"),
     ".pas": Language("pascal", "test -s {file}", "pascal:{dir}/{file}", games=("arrows",)),
 }
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2")
