@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     figures: dict[str, object] = {"freezer": freezer()}
-    figures["python_sdk"] = per_ply_us(str(HERE / "instant_bot.py"), args.matches, args.size, args.rounds)
+    figures["python_sdk"] = per_ply_us(f"{HERE / 'instant_bot.py'}:InstantBot", args.matches, args.size, args.rounds)
     with tempfile.TemporaryDirectory() as build:
         binary = f"{build}/instant_stdio"
         done = subprocess.run(["cc", "-O2", "-o", binary, str(HERE / "instant_stdio.c")], capture_output=True,

@@ -202,7 +202,7 @@ def referee_us_per_ply(matches: int, size: int, bot: str | None = None,
     """Wall time per ply of whole matches between two persistent instant bots (Python on the default wire unless told)."""
     game = get_game("blocking")
     hub = Hub()
-    spec = parse_bot_spec(bot or str(INSTANT), "blocking", wire=wire)
+    spec = parse_bot_spec(bot or f"{INSTANT}:InstantBot", "blocking", wire=wire)
     # No sandbox, as the floor's bots: the figures compare referees and transports, not namespaces.
     players = [launch_player(hub, spec, Limits(), Sandbox.NONE) for _ in range(2)]
     clock = ClockSettings(budget_ms=60_000)
@@ -234,7 +234,7 @@ def floor_us_per_ply(matches: int, size: int) -> float:
     """
     game = get_game("blocking")
     hub = Hub()
-    spec = parse_bot_spec(str(INSTANT), "blocking")
+    spec = parse_bot_spec(f"{INSTANT}:InstantBot", "blocking")
     links, processes = [], []
     for _ in range(2):
         peer = hub.expect()

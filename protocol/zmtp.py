@@ -253,7 +253,7 @@ class Dealer:
         inbox = self.inbox
         while not inbox:
             self._receive()
-        return inbox.pop(0)[0]
+        return inbox.pop(0)[0] if len(inbox) > 1 else inbox.pop()[0]
 
     def close(self) -> None:
         """Close the connection (what was sent has been handed to the kernel)."""

@@ -46,8 +46,9 @@ class Peer(InboxTransport):
     """One seat's ROUTER socket and the connection whose hello presented its token (a Transport).
 
     Each seat gets its own socket (and ipc endpoint), so whatever arrives on it is known to
-    be that seat's. Connections that do not present the token are closed; once a bot holds
-    the seat, every other connection is closed as it arrives (counted in `ignored`).
+    be that seat's. Connections that do not present the token are closed (counted in
+    `ignored`); once a bot holds the seat, the socket stops listening: nobody else can
+    connect, and a message is one read on the bot's connection.
     """
 
     via = "zmq"
@@ -74,6 +75,7 @@ class Peer(InboxTransport):
         self._pending: dict[int, _Pending] = {}
         self._conn: socket.socket | None = None
         self._fd = -1
+        self._broken = False  # the admitted connection's bytes broke ZMTP: nothing more is read
         self._decoder = zmtp.Decoder(b"ROUTER", MAX_MESSAGE_BYTES)
 
     @property
@@ -104,6 +106,10 @@ class Peer(InboxTransport):
 
     def pump(self) -> None:
         """Take in everything that has arrived: new connections, hellos, messages, a closed connection."""
+        if self._conn is not None:  # the seat is held: its connection is all there is to read
+            if not self._gone and not self._broken:
+                self._read()
+            return
         for fd, _ in self._epoll.poll(0):
             if fd == self._fd:
                 self._read()
@@ -184,6 +190,8 @@ class Peer(InboxTransport):
         self._fd = fd
         for other in list(self._pending):  # the seat is taken: the others can never hold it
             self._drop(other)
+        self._epoll.unregister(self._listener.fileno())
+        self._listener.close()  # and nobody else may connect to it
         self.name = str(message.get("name", ""))[:100]
         if self.tap is not None:
             self.tap.received(message)
@@ -212,6 +220,7 @@ class Peer(InboxTransport):
                     if self.tap is not None:
                         self.tap.garbage(data, str(exc))
                 self._epoll.unregister(self._fd)  # a broken stream cannot be read on; end and bye still go out
+                self._broken = True
                 return
             self._take(events)
             if len(data) < _READ_CHUNK:
