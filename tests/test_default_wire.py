@@ -130,3 +130,22 @@ def test_a_wire_a_bot_cannot_speak_is_a_config_error_naming_the_key(tmp_path: Pa
                            "--transport", "smoke"], capture_output=True, text=True, cwd=tmp_path, timeout=60,
                           check=False)
     assert done.returncode == 2 and "--transport" in done.stderr
+
+
+CHATTY_JS = b"""
+const readline = require("readline");
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const msg = JSON.parse(line);
+  if (msg.type === "init") console.log(JSON.stringify({ type: "ready", seq: msg.seq }));
+  if (msg.type === "turn") console.log("thinking...");
+  if (msg.type === "bye") process.exit(0);
+});
+"""
+
+
+def test_a_node_bot_on_zeromq_that_prints_a_stray_line_is_quoted_in_its_failure(tmp_path: Path) -> None:
+    require("node")
+    entry = build_upload(tmp_path, "chatty.js", CHATTY_JS)
+    result, vias = traced_match(tmp_path, "arrows", [entry, "greedy"], "chatty")
+    assert (result.reason, result.offender) == ("protocol", 0), result.detail
+    assert '"thinking..."' in result.detail and vias[0] == {"zmq"}
