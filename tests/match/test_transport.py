@@ -128,10 +128,6 @@ class ThreadSeat(InboxTransport):
             return SeatState.VIOLATED
         return SeatState.AWAY if self.away else SeatState.CONNECTED
 
-    @property
-    def connected(self) -> bool:
-        return self.state in (SeatState.CONNECTED, SeatState.VIOLATED, SeatState.AWAY)
-
     def fds(self) -> list[int]:
         return [self.ours.fileno()]
 
