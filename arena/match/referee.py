@@ -33,8 +33,8 @@ from protocol.messages import Reason, end_message, init_message, turn_message
 log = logging.getLogger(__name__)
 
 MAX_POLL_MS = 60_000  # the longest single poll; a longer wait polls again
-MESSAGE_QUOTA = 200  # unsolicited frames (stale seq, chatter) a seat may send in one match
-DEATH_SETTLE_S = 0.02  # after a death is seen, frames still in flight get this long to land
+MESSAGE_QUOTA = 200  # unsolicited messages (stale seq, chatter) a seat may send in one match
+DEATH_SETTLE_S = 0.02  # after a death is seen, replies still in flight get this long to land
 DISCONNECT_SETTLE_MS = 250  # after a dropped connection, how long a dying process may take to exit
 
 
@@ -108,7 +108,7 @@ class Referee:
                 self._watch[process.output_fd] = ("output", seat)
                 self._watch[process.pidfd] = ("death", seat)
         # While one seat thinks, only its own items are polled (fewer to poll: a cheaper wait);
-        # the others' deaths, frames and floods are taken in at their next request.
+        # the others' deaths, messages and floods are taken in at their next request.
         self.poller = select.poll()
         self._seat_pollers = [select.poll() for _ in players]
         for fd, (_, seat) in self._watch.items():
@@ -308,7 +308,7 @@ class Referee:
         """Just before seat's request: take in what it sent since its last one; a reply sent ahead is a violation.
 
         Mid-match a poll that does not wait sees it all (nothing was sent to the seat since its
-        reply was pumped); before `init`, pump: the welcome sent may have taken a frame's notice.
+        reply was pumped); before `init`, pump: whatever came with the hello is taken in.
         """
         if pump:
             self.players[seat].peer.pump()
@@ -503,7 +503,7 @@ class Referee:
         replies: dict[int, tuple[dict[str, Any], float]],
         now: float,
     ) -> Failure | None:
-        """A bot process ended: let its last frames land, then record a crash."""
+        """A bot process ended: let its last replies land, then record a crash."""
         settle = time.monotonic() + DEATH_SETTLE_S
         peer = self.players[seat].peer
         settle_poller = select.poll()
