@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 BACKLOG = 8  # connections waiting to be accepted
 MAX_PENDING = 8  # connections that have not presented the token yet; more are closed at once
 _READ_CHUNK = 65536
+_READS_PER_PUMP = 16  # a flooding bot cannot keep the referee reading: the rest waits for the next pump
 _EPOLLIN = select.EPOLLIN
 
 
@@ -165,7 +166,10 @@ class Peer(InboxTransport):
             return
         for at, (kind, value) in enumerate(events):
             if kind == "ping":
-                pending.sock.send(zmtp.pong(value))
+                try:
+                    pending.sock.send(zmtp.pong(value))
+                except OSError:  # a full buffer: the PONG is dropped, never waited for
+                    pass
             elif kind == "message":
                 if not self._admit(fd, value):
                     self.ignored += 1
@@ -201,7 +205,7 @@ class Peer(InboxTransport):
     def _read(self) -> None:
         """The admitted connection: its messages, or its end."""
         assert self._conn is not None  # narrowing: _fd is set with _conn
-        while True:
+        for _ in range(_READS_PER_PUMP):
             try:
                 data = self._conn.recv(_READ_CHUNK)
             except (BlockingIOError, InterruptedError):
@@ -254,8 +258,11 @@ class Peer(InboxTransport):
             inbox.messages.append(message)
 
     def _pong(self, context: bytes) -> None:
+        """Answer a heartbeat, never waiting: a bot that floods PINGs and reads nothing loses its PONGs."""
         try:
-            write_within(self._fd, zmtp.pong(context))
+            os.write(self._fd, zmtp.pong(context))
+        except BlockingIOError:
+            pass
         except OSError:
             self._gone = True
 

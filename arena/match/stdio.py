@@ -22,6 +22,7 @@ from protocol.messages import BOT_TYPES, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 log = logging.getLogger(__name__)
 
 _READ_CHUNK = 65536
+_READS_PER_PUMP = 16  # a flooding bot cannot keep the referee reading: the rest waits for the next pump
 
 
 class StdioPeer(InboxTransport):
@@ -79,7 +80,7 @@ class StdioPeer(InboxTransport):
     def pump(self) -> None:
         """Read what the bot wrote and turn complete lines into messages; a closed stdout ends the link."""
         fd = self.process.stdout_fd
-        while fd >= 0:
+        for _ in range(_READS_PER_PUMP if fd >= 0 else 0):
             try:
                 chunk = os.read(fd, _READ_CHUNK)
             except BlockingIOError:

@@ -7,6 +7,7 @@ import os
 import resource
 import select
 import socket
+import sys
 import threading
 import time
 
@@ -16,10 +17,13 @@ import zmq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.clock import ClockSettings
+from arena.logs.matchlog import read_log
 from arena.match.hub import MAX_PENDING, Hub, Peer
 from arena.match.transport import Inbox, SeatState
 from protocol import zmtp
 from protocol.codec import encode
+from tests.helpers import FIXTURES, run
 
 FUZZ_FRAMES = 2000  # inputs per hypothesis run below (documented in README.md's Isolation section)
 HELLO = {"type": "hello", "protocol": 1, "token": "secret-token", "name": "fuzz"}
@@ -246,3 +250,15 @@ def test_an_oversized_frame_is_a_violation_named_from_its_header() -> None:
     assert peer.violation == "ZMTP: a message of more than 1048576 bytes"
     bot.close()
     hub.close()
+
+
+@pytest.mark.parametrize(("mode", "reason"), [("ping", "timeout"), ("chatter", "protocol")])
+def test_a_bot_flooding_its_seat_cannot_stall_the_referee(tmp_path, mode: str, reason: str) -> None:
+    """PINGs whose PONGs are never read, or stale replies as fast as a bot can write: the clock still rules."""
+    clock = ClockSettings(budget_ms=1000, margin_ms=200, startup_ms=5000)
+    log = tmp_path / "m.msgpack"
+    result, elapsed = run("blocking", [f"exec:{sys.executable} {FIXTURES / 'pinger.py'} {mode}", "sequential"],
+                          {"rows": 4, "cols": 4}, clock=clock, log=log)
+    assert (result.reason, result.offender) == (reason, 0), result.detail
+    assert elapsed < 1.2 + 5.0, f"the match took {elapsed:.1f} s"  # the budget, the margin, the start-ups
+    assert f"ATTACK {mode}: flooding the seat" in read_log(log).output[0]  # the flood did happen
