@@ -4,8 +4,8 @@ fastchess (github.com/Disservin/fastchess) plays `--games` games between two cop
 instant UCI engine (its own test engine `random_mover`, which answers every `go` at once
 with a random legal move); the cost per ply is its wall time over the plies of the PGN it
 writes. Then `bench/overhead.py`'s measurement runs: the arena's referee between two instant
-Python bots (as the arena starts them, on their pipes; and over ZeroMQ) and between two
-instant C bots (the C example over ZeroMQ; bench/instant_stdio.c on pipes). One JSON line:
+Python bots (as the arena starts them, over ZeroMQ; and on their pipes) and between two
+instant C bots (the C example over ZeroMQ with libzmq; bench/instant_stdio.c on pipes). One JSON line:
 
     python bench/compare_fastchess.py --fastchess PATH/fastchess --engine PATH/random_mover
 
@@ -71,9 +71,9 @@ def main() -> None:
     figures = {"fastchess_us_per_ply": round(fastchess, 1), "fastchess_plies": fastchess_plies,
                "raw_us": round(overhead.raw_round_trip_us(5000), 1)}
     python, _ = overhead.referee_us_per_ply(args.matches, 50)
-    figures["arena_python_us_per_ply"] = round(python, 1)
-    figures["arena_python_zmq_us_per_ply"] = round(overhead.referee_us_per_ply(args.matches, 50,
-                                                                               overhead.OVER_ZEROMQ)[0], 1)
+    figures["arena_python_us_per_ply"] = round(python, 1)  # the default wire: ZeroMQ
+    figures["arena_python_pipes_us_per_ply"] = round(overhead.referee_us_per_ply(args.matches, 50,
+                                                                                 wire=overhead.Wire.PIPES)[0], 1)
     with tempfile.TemporaryDirectory() as build:
         native = overhead.native_spec(build)
         if native is not None:

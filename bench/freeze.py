@@ -6,7 +6,7 @@ Two persistent instant bots play long Blocking matches through the real referee,
 cgroup of its own (as root, or wherever cgroups are writable): once with strict alternation
 (the default: each bot is thawed when its request goes out and frozen when its answer is in)
 and once with `ponder` (nobody frozen). The two modes alternate round by round in one run,
-so both see the same machine. Bots: the Python SDK on its pipes, and where a C compiler is
+so both see the same machine. Bots: the Python SDK on its default wire (ZeroMQ), and where a C compiler is
 installed bench/instant_stdio.c (a bot that costs next to nothing: the worst case for the
 ratio). Prints one JSON line: for each bot kind, the median µs per ply of each mode and
 their ratio (target: at most 1.15).
@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     figures: dict[str, object] = {"freezer": freezer()}
-    figures["python_sdk"] = per_ply_us(str(HERE / "instant_bot.py"), args.matches, args.size, args.rounds)
+    figures["python_sdk"] = per_ply_us(f"{HERE / 'instant_bot.py'}:InstantBot", args.matches, args.size, args.rounds)
     with tempfile.TemporaryDirectory() as build:
         binary = f"{build}/instant_stdio"
         done = subprocess.run(["cc", "-O2", "-o", binary, str(HERE / "instant_stdio.c")], capture_output=True,

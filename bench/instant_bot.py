@@ -30,3 +30,19 @@ class InstantBot(Bot):
 
     def turn(self, events: list[list[Any]], time_left_ms: int) -> Any:
         return self.moves.pop()
+
+
+class LibraryInstantBot(InstantBot):
+    """The same, calling a native function through ctypes every turn, as the SDK serves a Pascal module."""
+
+    def __init__(self, library: str = "", **options: Any) -> None:
+        super().__init__(**options)
+        import ctypes
+
+        self.lib = ctypes.CDLL(library)
+        self.lib.arena_turn.argtypes = [ctypes.c_int32, ctypes.c_int32]
+        self.lib.arena_turn.restype = ctypes.c_int32
+
+    def turn(self, events: list[list[Any]], time_left_ms: int) -> Any:
+        self.lib.arena_turn(255, time_left_ms)
+        return self.moves.pop()

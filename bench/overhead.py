@@ -2,16 +2,19 @@
 
 Prints one JSON line:
 - "raw_us": the median raw round trip of a turn-sized message between two Python processes
-  over pyzmq DEALER/ROUTER; "raw_pipe_us": the same over a pair of pipes, as JSON lines;
+  over pyzmq DEALER/ROUTER (libzmq on both sides); "raw_zmtp_us": the same messages over the
+  same ZeroMQ wire, spoken on the ipc socket itself on both sides (protocol/zmtp.py), as the
+  referee and the SDK speak it; "raw_pipe_us": the same over a pair of pipes, as JSON lines;
 - "referee_us_per_ply": wall time per ply of long Blocking matches (start-up excluded, logs
-  written) between two instantly-answering Python bots, started as the arena starts Python
-  bots (the SDK on the bot's own pipes); "ratio": that / raw_us; "pipe_ratio": that / raw_pipe_us;
-- "zmq_us_per_ply" and "zmq_ratio": the same bots served over ZeroMQ (`exec:python -m protocol.run`);
-- "floor_us_per_ply" and "floor_ratio": those ZeroMQ bots under the least a Python referee can
+  written) between two instantly-answering Python bots on the default wire (ZeroMQ), as the
+  arena starts Python bots; "ratio": that / raw_us (target: at most 1.25);
+- "pipes_us_per_ply" and "pipes_ratio" (over raw_pipe_us): the same bots on their pipes
+  (`transport = "pipes"`);
+- "floor_us_per_ply" and "floor_ratio": the ZeroMQ bots under the least a Python referee can
   do (poll, receive, unpack, apply, pack, send: no clocks, checks or log);
 - where a C compiler, libzmq and msgpack-c are installed, "native_us_per_ply" and
-  "native_ratio" with the C example bot's instant mode (`cbot --sequential`, over ZeroMQ) in
-  both seats, so the figure compares with a native engine's;
+  "native_ratio" with the C example bot's instant mode (`cbot --sequential`, libzmq's
+  DEALER) in both seats, so the figure compares with a native engine's;
 - where a C compiler is installed, "native_pipe_us_per_ply" and "native_pipe_ratio" (over
   raw_pipe_us) with `bench/instant_stdio.c`, the same instant game in C on the stdio protocol:
   the referee's own cost per ply, with bots that cost next to nothing.
@@ -23,6 +26,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import select
 import statistics
 import subprocess
 import sys
@@ -38,14 +42,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.clock import ClockSettings  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.launch.botspec import parse_bot_spec  # noqa: E402
+from arena.launch.botspec import Wire, parse_bot_spec  # noqa: E402
 from arena.launch.process import BotProcess, Limits  # noqa: E402
 from arena.launch.sandbox import Sandbox  # noqa: E402
 from arena.logs.matchlog import LogWriter  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
-from arena.match.player import Player  # noqa: E402
 from arena.match.referee import Referee  # noqa: E402
 from arena.match.run import launch_player, shutdown  # noqa: E402
+from protocol import zmtp  # noqa: E402
 from protocol.codec import encode_json_line  # noqa: E402
 
 TURN = {"type": "turn", "seq": 123, "match": "blocking-123", "events": [[0, [12, 34]]], "time_left_ms": 9876}
@@ -120,6 +124,60 @@ def raw_round_trip_us(count: int) -> float:
     return statistics.median(samples) * 1e6
 
 
+def _echo_zmtp(endpoint: str) -> None:
+    dealer = zmtp.Dealer(endpoint)
+    dealer.send(b"hi")
+    reply = msgpack.packb(MOVE)
+    while True:
+        frame = dealer.recv()
+        if frame == b"stop":
+            return
+        msgpack.unpackb(frame)
+        dealer.send(reply)
+
+
+def raw_zmtp_round_trip_us(count: int) -> float:
+    """Median round trip of a turn-sized message over ZMTP spoken on the ipc socket on both sides, in microseconds."""
+    hub = Hub()
+    peer = hub.expect()
+    child = multiprocessing.get_context("spawn").Process(target=_echo_zmtp, args=(peer.endpoint,))
+    child.start()
+    conn, fd = _accept_raw(peer)
+    decoder = zmtp.Decoder(b"ROUTER", 1 << 20)
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    _frames(conn, decoder, poller)  # "hi"
+    samples = []
+    for _ in range(count):
+        started = time.perf_counter()
+        os.write(fd, zmtp.frame(msgpack.packb(TURN)))
+        msgpack.unpackb(_frames(conn, decoder, poller)[0])
+        samples.append(time.perf_counter() - started)
+    os.write(fd, zmtp.frame(b"stop"))
+    child.join()
+    conn.close()
+    hub.close()
+    return statistics.median(samples) * 1e6
+
+
+def _accept_raw(peer: Any) -> tuple[Any, int]:
+    """The bench's own end of a seat's first connection, greeted, outside the Peer (white-box)."""
+    listener = peer._listener  # noqa: SLF001 - the bench bypasses the Peer on purpose
+    listener.setblocking(True)
+    conn, _ = listener.accept()
+    conn.sendall(zmtp.greeting() + zmtp.ready(b"ROUTER"))
+    return conn, conn.fileno()
+
+
+def _frames(conn: Any, decoder: zmtp.Decoder, poller: select.poll) -> list[bytes]:
+    """The next message on a raw connection."""
+    while True:
+        poller.poll(10_000)
+        for kind, value in decoder.feed(conn.recv(65536)):
+            if kind == "message":
+                return value
+
+
 def native_spec(directory: str) -> str | None:
     """The C example bot built into directory, in its instant mode; None when it cannot be built."""
     examples = Path(__file__).resolve().parent.parent / "bots" / "examples"
@@ -129,7 +187,6 @@ def native_spec(directory: str) -> str | None:
 
 
 INSTANT = Path(__file__).resolve().parent / "instant_bot.py"
-OVER_ZEROMQ = f"exec:{sys.executable} -m protocol.run {INSTANT}"  # the same bot, served over ZeroMQ
 
 
 def native_stdio_spec(directory: str) -> str | None:
@@ -140,11 +197,12 @@ def native_stdio_spec(directory: str) -> str | None:
     return f"stdio:{binary}" if done.returncode == 0 else None
 
 
-def referee_us_per_ply(matches: int, size: int, bot: str | None = None) -> tuple[float, int]:
-    """Wall time per ply of whole matches between two persistent instant bots (Python on pipes unless bot says)."""
+def referee_us_per_ply(matches: int, size: int, bot: str | None = None,
+                       wire: Wire | None = None) -> tuple[float, int]:
+    """Wall time per ply of whole matches between two persistent instant bots (Python on the default wire unless told)."""
     game = get_game("blocking")
     hub = Hub()
-    spec = parse_bot_spec(bot or str(INSTANT), "blocking")
+    spec = parse_bot_spec(bot or f"{INSTANT}:InstantBot", "blocking", wire=wire)
     # No sandbox, as the floor's bots: the figures compare referees and transports, not namespaces.
     players = [launch_player(hub, spec, Limits(), Sandbox.NONE) for _ in range(2)]
     clock = ClockSettings(budget_ms=60_000)
@@ -169,68 +227,65 @@ def referee_us_per_ply(matches: int, size: int, bot: str | None = None) -> tuple
 
 
 def floor_us_per_ply(matches: int, size: int) -> float:
-    """Wall time per ply of the least a Python referee can do with the same bots and sockets.
+    """Wall time per ply of the least a Python referee can do with the same bots and the same wire.
 
     One poll on the seat's socket, receive, unpack, apply, pack the next turn, send: no clocks,
     no checks, no log, no death or disconnect watch. What the referee adds is measured against it.
     """
     game = get_game("blocking")
     hub = Hub()
-    spec = parse_bot_spec(OVER_ZEROMQ, "blocking")
-    peers, processes = [], []
+    spec = parse_bot_spec(f"{INSTANT}:InstantBot", "blocking")
+    links, processes = [], []
     for _ in range(2):
         peer = hub.expect()
         process = BotProcess(spec, peer.endpoint, peer.token)
         process.start()
-        peers.append(peer)
+        conn, fd = _accept_raw(peer)
+        decoder = zmtp.Decoder(b"ROUTER", 1 << 20)
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        _frames(conn, decoder, poller)  # hello: the token is the bench's own business here
+        links.append((conn, fd, decoder, poller))
         processes.append(process)
-    deadline = time.monotonic() + 30
-    for peer in peers:
-        while not peer.connected and time.monotonic() < deadline:
-            peer.sock.poll(1000)
-            peer.pump()
+
+    def ask(seat: int, message: dict[str, Any]) -> dict[str, Any]:
+        conn, fd, decoder, poller = links[seat]
+        os.write(fd, zmtp.frame(msgpack.packb(message)))
+        return msgpack.unpackb(_frames(conn, decoder, poller)[0])
+
     setup = {"rows": size, "cols": size, "blocked": []}
-    pollers = []
-    for peer in peers:
-        poller = zmq.Poller()
-        poller.register(peer.sock, zmq.POLLIN)
-        pollers.append(poller)
-    routes = [peer._routing_id for peer in peers]  # noqa: SLF001 - the bench bypasses the Peer on purpose
     seqs, plies, elapsed = [0, 0], 0, 0.0
     for match in range(matches + 1):  # the first is a warm-up
         state, _ = game.start(setup, 2, 0)
-        for seat, peer in enumerate(peers):
+        for seat in range(2):
             seqs[seat] += 1
-            peer.sock.send_multipart([routes[seat], msgpack.packb(
-                {"type": "init", "seq": seqs[seat], "match": "m", "game": "blocking", "seat": seat, "players": 2,
-                 "setup": setup, "time_left_ms": 60_000})])
-            pollers[seat].poll(10_000)
-            peer.sock.recv_multipart()
+            ask(seat, {"type": "init", "seq": seqs[seat], "match": "m", "game": "blocking", "seat": seat,
+                       "players": 2, "setup": setup, "time_left_ms": 60_000})
         events: list[list[Any]] = [[], []]
         started = time.perf_counter()
         count = 0
         while not state.is_over():
             seat = state.to_move()
             seqs[seat] += 1
-            peers[seat].sock.send_multipart([routes[seat], msgpack.packb(
-                {"type": "turn", "seq": seqs[seat], "match": "m", "events": events[seat], "time_left_ms": 60_000})])
+            move = ask(seat, {"type": "turn", "seq": seqs[seat], "match": "m", "events": events[seat],
+                              "time_left_ms": 60_000})["move"]
             events[seat] = []
-            pollers[seat].poll(10_000)
-            _, frame = peers[seat].sock.recv_multipart()
-            move = msgpack.unpackb(frame)["move"]
             state.apply(move)
             events[1 - seat].append([seat, move])
             count += 1
         if match:
             elapsed += time.perf_counter() - started
             plies += count
-        for seat, peer in enumerate(peers):
+        for seat in range(2):
             seqs[seat] += 1
-            peer.sock.send_multipart([routes[seat], msgpack.packb(
+            os.write(links[seat][1], zmtp.frame(msgpack.packb(
                 {"type": "end", "seq": seqs[seat], "match": "m", "scores": [0, 0], "ranks": [1, 1],
-                 "reason": "blocked", "offender": None, "events": events[seat]})])
-    players = [Player(f"floor{seat}", peer, process) for seat, (peer, process) in enumerate(zip(peers, processes))]
-    shutdown(hub, players)
+                 "reason": "blocked", "offender": None, "events": events[seat]})))
+    for seat, process in enumerate(processes):
+        os.write(links[seat][1], zmtp.frame(msgpack.packb({"type": "bye"})))
+        process.wait_exit(2)
+        process.kill()
+        links[seat][0].close()
     hub.close()
     return elapsed / plies * 1e6
 
@@ -243,13 +298,14 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=50, help="board side of the Blocking matches")
     args = parser.parse_args()
     raw = raw_round_trip_us(args.round_trips)
+    raw_zmtp = raw_zmtp_round_trip_us(args.round_trips)
     raw_pipe = raw_pipe_round_trip_us(args.round_trips)
     per_ply, plies = referee_us_per_ply(args.matches, args.size)
-    zmq_per_ply, _ = referee_us_per_ply(args.matches, args.size, OVER_ZEROMQ)
+    pipes_per_ply, _ = referee_us_per_ply(args.matches, args.size, wire=Wire.PIPES)
     floor = floor_us_per_ply(args.matches, args.size)
-    figures = {"raw_us": round(raw, 1), "raw_pipe_us": round(raw_pipe, 1), "referee_us_per_ply": round(per_ply, 1),
-               "ratio": round(per_ply / raw, 2), "pipe_ratio": round(per_ply / raw_pipe, 2), "plies": plies,
-               "zmq_us_per_ply": round(zmq_per_ply, 1), "zmq_ratio": round(zmq_per_ply / raw, 2),
+    figures = {"raw_us": round(raw, 1), "raw_zmtp_us": round(raw_zmtp, 1), "raw_pipe_us": round(raw_pipe, 1),
+               "referee_us_per_ply": round(per_ply, 1), "ratio": round(per_ply / raw, 2), "plies": plies,
+               "pipes_us_per_ply": round(pipes_per_ply, 1), "pipes_ratio": round(pipes_per_ply / raw_pipe, 2),
                "floor_us_per_ply": round(floor, 1), "floor_ratio": round(floor / raw, 2)}
     with tempfile.TemporaryDirectory() as build:
         native = native_spec(build)

@@ -44,7 +44,7 @@ def launch_ms(mode: Sandbox, launches: int) -> list[float]:
                 raise RuntimeError(player.launch_error)
             deadline = time.monotonic() + 30
             poller = select.poll()  # the seat's pipe (a registered bot talks on its pipes)
-            for item, _ in player.peer.watch():
+            for item in player.peer.fds():
                 if isinstance(item, int):
                     poller.register(item, select.POLLIN)
             while not player.peer.connected and time.monotonic() < deadline:

@@ -1,14 +1,16 @@
 """Tournament throughput: matches/s of a Blocking 6×6 round-robin of four `random` bots.
 
-Runs the same tournament through the local executor twice: with persistent bots (the
-pool keeps each bot process alive between matches) and with a fresh process per match,
-and prints matches/s for each, their ratio, and the per-stage cost of one match.
+Runs the same tournament through the local executor: with persistent bots (the pool keeps
+each bot process alive between matches) on the default wire (ZeroMQ) and on the bots' pipes
+(`transport = "pipes"`), and with a fresh process per match, and prints matches/s for each
+and their ratios.
 
     python bench/tournament.py [--games N] [--fresh-games N] [--workers N] [--no-logs] [--pin-cpus]
 
 The results directories go under the current directory (ARENA_BENCH_DIR names another).
 
-Targets (2-core machine): >= 150 matches/s persistent, >= 20x the fresh-process mode.
+Targets (2-core machine): >= 150 matches/s persistent, >= 20x the fresh-process mode, and on
+the default wire at least 80 % of the rate on pipes.
 """
 
 from __future__ import annotations
@@ -43,9 +45,11 @@ BOTS = 4
 RESULTS_BASE = os.environ.get("ARENA_BENCH_DIR", ".")
 
 
-def config(games: int, persistent: bool, logs: bool, sandbox: str = "auto", pin_cpus: bool = False) -> TournamentConfig:
-    """Four `random` bots on one fixed empty 6x6 board, `games` matches per pairing."""
+def config(games: int, persistent: bool, logs: bool, sandbox: str = "auto", pin_cpus: bool = False,
+           transport: str = "zeromq") -> TournamentConfig:
+    """Four `random` bots on one fixed empty 6x6 board, `games` matches per pairing, on one wire."""
     return config_from_data({
+        "transport": transport,
         "sandbox": sandbox,
         "pin_cpus": pin_cpus,
         "name": "bench",
@@ -126,8 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     matches, seconds = run(config(args.games, persistent=True, logs=logs, sandbox=args.sandbox,
                                   pin_cpus=args.pin_cpus), args.workers)
     persistent = matches / seconds
-    print(f"persistent bots: {matches} matches in {seconds:.2f} s = {persistent:.1f} matches/s "
-          "(including worker and bot start-up)")
+    print(f"persistent bots, ZeroMQ (the default wire): {matches} matches in {seconds:.2f} s = "
+          f"{persistent:.1f} matches/s (including worker and bot start-up)")
+    matches, seconds = run(config(args.games, persistent=True, logs=logs, sandbox=args.sandbox,
+                                  pin_cpus=args.pin_cpus, transport="pipes"), args.workers)
+    pipes = matches / seconds
+    print(f"persistent bots, pipes: {matches} matches in {seconds:.2f} s = {pipes:.1f} matches/s")
+    print(f"ZeroMQ / pipes: {persistent / pipes:.0%} (target >= 80 %)")
     matches, seconds = run(config(args.fresh_games, persistent=False, logs=logs, sandbox=args.sandbox), args.workers)
     fresh = matches / seconds
     print(f"fresh process per match: {matches} matches in {seconds:.2f} s = {fresh:.1f} matches/s")

@@ -28,11 +28,12 @@ class Reason(StrEnum):
     ILLEGAL = "illegal"
     CRASH = "crash"
     PROTOCOL = "protocol"
+    DISCONNECT = "disconnect"  # a seat whose link was lost (a bot on another machine) was not back in time
 
     @property
     def is_failure(self) -> bool:
         """True for the reasons that name an offender who failed (not resigned)."""
-        return self in (Reason.TIMEOUT, Reason.ILLEGAL, Reason.CRASH, Reason.PROTOCOL)
+        return self in (Reason.TIMEOUT, Reason.ILLEGAL, Reason.CRASH, Reason.PROTOCOL, Reason.DISCONNECT)
 
 
 # --- the referee's messages, built in one place (the referee and `arena replay --bot` both send them)

@@ -1,8 +1,9 @@
 """Serve a Python Bot over protocol v1: `python -m protocol.run path/bot.py | module:Class`.
 
-Over ZeroMQ (ARENA_ENDPOINT and ARENA_TOKEN set), or with `--stdio` over the bot's own pipes
-as JSON lines (SPEC.md section 10), which is how the arena starts Python bots: a pipe is
-one hop each way where ZeroMQ takes three threads, so a ply costs far less.
+Over ZeroMQ (ARENA_ENDPOINT and ARENA_TOKEN set), as the arena starts Python bots, or with
+`--stdio` over the bot's own pipes as JSON lines (SPEC.md section 10). On an `ipc://`
+endpoint the SDK speaks ZMTP on the Unix socket itself (protocol/zmtp.py): one hop each
+way, as a pipe, where libzmq would cross two threads on each side.
 """
 
 from __future__ import annotations
@@ -16,12 +17,11 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import zmq
-import zmq.backend
-
+from protocol import zmtp
 from protocol.bot import Bot, KeyValueError, build_bot, parse_key_values
 from protocol.codec import (
     ProtocolError,
@@ -93,18 +93,29 @@ def answer(bot: Bot, kind: str, msg: dict[str, Any]) -> dict[str, Any] | None:
     return None  # welcome
 
 
-def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
-    """Connect to the referee and serve matches until `bye`; return the exit status."""
-    context = zmq.Context.instance()
-    sock = context.socket(zmq.DEALER)
+def _connect(endpoint: str) -> tuple[Callable[[bytes], Any], Callable[[], bytes], Callable[[], None]]:
+    """(send, recv, close) of a DEALER connected to the referee's endpoint."""
+    if endpoint.startswith("ipc://"):
+        dealer = zmtp.Dealer(endpoint)
+        return dealer.send, dealer.recv, dealer.close
+    import zmq  # other endpoints (tcp://) through libzmq
+    import zmq.backend
+
+    sock = zmq.Context.instance().socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 1000)
     sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES * 16)
     sock.connect(endpoint)
+    # The Cython socket's own methods: pyzmq's Python layer costs microseconds per message.
+    return (functools.partial(zmq.backend.Socket.send, sock), functools.partial(zmq.backend.Socket.recv, sock),
+            sock.close)
+
+
+def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
+    """Connect to the referee and serve matches until `bye`; return the exit status."""
+    send, recv, close = _connect(endpoint)
     hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "token": token,
              "name": name or bot.name or type(bot).__name__}
-    sock.send(encode(hello))
-    # The Cython socket's own methods: pyzmq's Python layer costs microseconds per message.
-    send, recv = functools.partial(zmq.backend.Socket.send, sock), functools.partial(zmq.backend.Socket.recv, sock)
+    send(encode(hello))
     try:
         while True:
             kind, msg = decode_from_referee(recv())
@@ -116,8 +127,10 @@ def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
     except ProtocolError as exc:
         print(f"protocol error from referee: {exc}", file=sys.stderr)
         return 3
+    except ConnectionError:
+        return 0  # the referee is gone
     finally:
-        sock.close()
+        close()
 
 
 def protocol_pipes() -> tuple[int, int]:
@@ -177,7 +190,9 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry: load the bot, read the environment, serve."""
     parser = argparse.ArgumentParser(prog="python -m protocol.run", description=__doc__)
-    parser.add_argument("bot", help="path/bot.py, path/bot.py:Class or module:Class")
+    parser.add_argument("bot", nargs="?", default="", help="path/bot.py, path/bot.py:Class or module:Class")
+    parser.add_argument("--pascal", metavar="LIBRARY", default="",
+                        help="serve a compiled Pascal module's library instead (SPEC.md section 12)")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                         help="bot option (JSON value or string); repeatable")
     parser.add_argument("--options-json", default="", help="bot options as one JSON map")
@@ -185,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stdio", action="store_true",
                         help="speak JSON lines on stdin/stdout (SPEC.md section 10) instead of ZeroMQ")
     args = parser.parse_args(argv)
+    if bool(args.bot) == bool(args.pascal):
+        parser.error("name one bot: BOT or --pascal LIBRARY")
     pipes = protocol_pipes() if args.stdio else None
     endpoint, token = os.environ.get(ENV_ENDPOINT), os.environ.get(ENV_TOKEN)
     if pipes is None and (not endpoint or not token):
@@ -193,8 +210,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         options = json.loads(args.options_json) if args.options_json else {}
         options.update(parse_options(args.option))
-        bot = build_bot(load_bot_class(args.bot), options)
-    except (BotLoadError, json.JSONDecodeError, TypeError) as exc:
+        if args.pascal:
+            from protocol.pascal import PascalModule
+
+            bot: Bot = PascalModule(args.pascal, **options)
+        else:
+            bot = build_bot(load_bot_class(args.bot), options)
+    except (BotLoadError, json.JSONDecodeError, TypeError, OSError) as exc:
         print(f"cannot start bot: {exc}", file=sys.stderr)
         return 2
     try:

@@ -14,7 +14,7 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.games import State, get_game
-from arena.launch.botspec import parse_bot_spec
+from arena.launch.botspec import Wire, default_wire, parse_bot_spec
 from arena.launch.isolation import MARK_VARIABLE
 from arena.launch.process import Limits
 from arena.launch.sandbox import Sandbox
@@ -27,20 +27,21 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
-def badbot(mode: str, pidfile: Path | None = None, extra: str = "") -> str:
-    """The exec: spec of the misbehaving fixture bot in one mode."""
+def badbot(mode: str, pidfile: Path | None = None, extra: str = "", wire: Wire = Wire.ZEROMQ) -> str:
+    """The spec of the misbehaving fixture bot in one mode: exec: (ZeroMQ), or stdio: (its pipes)."""
     tail = f" {pidfile}" if pidfile else ""
     tail += f" {extra}" if extra else ""
-    return f"exec:{sys.executable} {FIXTURES / 'badbot.py'} {mode}{tail}"
+    kind = "exec" if wire == Wire.ZEROMQ else "stdio"
+    return f"{kind}:{sys.executable} {FIXTURES / 'badbot.py'} {mode}{tail}"
 
 
 def run(game: str, bots: list[str], setup: dict | None = None, seed: int = 1,
         clock: ClockSettings | list[ClockSettings] | None = None, log: Path | None = None,
         limits: Limits | None = None, sandbox: Sandbox = Sandbox.NONE,
-        ponder: bool = False) -> tuple[MatchResult, float]:
-    """Play one match through the real referee; return the result and its wall time."""
+        ponder: bool = False, wire: Wire | None = None) -> tuple[MatchResult, float]:
+    """Play one match through the real referee (wire: that of the bots that can choose); return the result and its wall time."""
     rules = get_game(game)
-    specs = [parse_bot_spec(b, game) for b in bots]
+    specs = [default_wire(parse_bot_spec(b, game), wire) for b in bots]
     full = complete_setup(rules, setup or {}, len(specs), seed)
     plan = MatchPlan(rules, specs, full, seed, clock or ClockSettings(), f"test-{seed}", log,
                      limits or Limits(), sandbox, ponder=ponder)

@@ -30,7 +30,7 @@ from arena.argtypes import (
 from arena.cli.series import add_series_arguments, display_names, warn_shared_folders
 from arena.clock import ClockError, ClockSettings
 from arena.games import GameError, State, game_names, get_game
-from arena.launch.botspec import BotKind, BotSpecError, parse_bot_spec
+from arena.launch.botspec import BotKind, BotSpecError, default_wire, parse_bot_spec, parse_wire
 from arena.launch.plugins import bots_for
 from arena.launch.process import LaunchError, Limits, MachineError, preflight
 from arena.launch.sandbox import SandboxError, announce, check_sandbox
@@ -73,7 +73,9 @@ def play_one(args: argparse.Namespace) -> MatchResult:
             raise CliError(f"{flag} is for a series: add --games N")
     game = find_game(args.game)
     try:
-        bots = [parse_bot_spec(text, game.name, display=name) for text, name in zip(args.bots, display_names(args))]
+        wire = parse_wire(args.transport) if args.transport else None
+        bots = [default_wire(parse_bot_spec(text, game.name, display=name), wire)
+                for text, name in zip(args.bots, display_names(args))]
     except BotSpecError as exc:
         raise CliError(str(exc)) from None
     if any(b.kind == BotKind.PASCAL for b in bots) and shutil.which("fpc") is None:
@@ -201,6 +203,9 @@ def build_parser() -> Parser:
     m.add_argument("--margin-ms", type=non_negative_int, default=200, help="grace past a deadline")
     m.add_argument("--clock-mode", choices=["wall", "cpu"], default="wall",
                    help="charge elapsed time (wall) or the bot's CPU time with a wall cap (cpu)")
+    m.add_argument("--transport", choices=["zeromq", "pipes"],
+                   help="the wire of Python bots and Pascal modules: zeromq (default) or pipes (JSON lines on "
+                        "their own pipes); exec: bots speak ZeroMQ, stdio: bots pipes")
     m.add_argument("--ponder", action="store_true",
                    help="let bots think on the opponent's time (default: a bot not on move is frozen)")
     m.add_argument("--sandbox", choices=["auto", "bwrap", "uid", "none"], default="auto",

@@ -125,6 +125,7 @@ def series_config(args: argparse.Namespace) -> TournamentConfig:
         "clock": {"budget_ms": args.budget_ms, "increment_ms": args.increment_ms, "margin_ms": args.margin_ms,
                   "mode": args.clock_mode},
         "limits": {"address_space_mb": args.memory_mb}, "sandbox": args.sandbox, "ponder": args.ponder,
+        **({"transport": args.transport} if args.transport else {}),
         "shared_dirs": True,  # the bot author's own bots: warned below, not refused
     }
     warn_shared_folders(specs, args.sandbox)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -25,24 +26,31 @@ class BotOptionsError(BotSpecError):
     """A registered bot refuses the options it was given."""
 
 
+class Wire(StrEnum):
+    """How a bot and the referee talk (the `transport` of a bot entry or a tournament, `--transport`)."""
+
+    ZEROMQ = "zeromq"  # protocol v1 over ZeroMQ with msgpack (SPEC.md sections 1-9): the default
+    PIPES = "pipes"  # the same messages as JSON lines on the bot's own stdin and stdout (section 10)
+
+
 class BotKind(StrEnum):
     """How a bot is started."""
 
-    REGISTERED = "registered"  # a name from the `arena.bots` entry points
-    PYTHON = "python"  # path/bot.py[:Class] or module:Class, served by protocol.run on its pipes
+    REGISTERED = "registered"  # a name from the `arena.bots` entry points, served by protocol.run
+    PYTHON = "python"  # path/bot.py[:Class] or module:Class, served by protocol.run
     EXEC = "exec"  # any program speaking the protocol through ARENA_ENDPOINT/ARENA_TOKEN
     STDIO = "stdio"  # any program speaking the protocol as JSON lines on stdin/stdout
-    PASCAL = "pascal"  # a Turbo Pascal arrows module, compiled with a generated stdio host
+    PASCAL = "pascal"  # a Turbo Pascal arrows module, compiled into a library protocol.run serves
 
     @property
-    def zeromq(self) -> bool:
-        """True for a bot that connects over ZeroMQ; every other kind speaks on its own pipes."""
-        return self is BotKind.EXEC
+    def served(self) -> bool:
+        """True for a bot the SDK serves (protocol.run): it speaks either wire, ZeroMQ unless told otherwise."""
+        return self in (BotKind.PYTHON, BotKind.REGISTERED, BotKind.PASCAL)
 
     @property
     def greets(self) -> bool:
-        """True for a pipe bot whose first line is a hello (the Python SDK's, once the bot's code is loaded)."""
-        return self in (BotKind.PYTHON, BotKind.REGISTERED)
+        """True for a bot whose first line on pipes is a hello (the SDK's, once the bot's code is loaded)."""
+        return self.served
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,7 @@ class BotSpec:
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     display: str = ""
     files: str = ""  # the bot's own folder (resolved), shown read-only in a sandbox; "" for none
+    wire: Wire = Wire.ZEROMQ
 
     @property
     def name(self) -> str:
@@ -63,11 +72,44 @@ class BotSpec:
         return self.display or self.text
 
 
-def _python_argv(target: str, options: dict[str, Any]) -> tuple[str, ...]:
-    argv = [sys.executable, "-m", "protocol.run", "--stdio", target]
+def _python_argv(target: str, options: dict[str, Any], wire: Wire) -> tuple[str, ...]:
+    argv = [sys.executable, "-m", "protocol.run", *(("--stdio",) if wire == Wire.PIPES else ()), target]
     if options:
         argv += ["--options-json", json.dumps(options, sort_keys=True)]
     return tuple(argv)
+
+
+def served_argv(spec: BotSpec, program: str) -> tuple[str, ...]:
+    """The command serving a compiled Pascal module (its library at program) on the spec's wire."""
+    return (sys.executable, "-m", "protocol.run", *(("--stdio",) if spec.wire == Wire.PIPES else ()),
+            "--pascal", program)
+
+
+def with_wire(spec: BotSpec, wire: Wire) -> BotSpec:
+    """The spec on another wire; BotSpecError for a program that speaks only one (exec:, stdio:)."""
+    if spec.wire == wire:
+        return spec
+    if not spec.kind.served:
+        if spec.kind == BotKind.EXEC:
+            raise BotSpecError(f"{spec.text}: an exec: program speaks ZeroMQ; transport pipes is for Python bots "
+                               "and Pascal modules (start a program that speaks JSON lines as stdio:COMMAND)")
+        raise BotSpecError(f"{spec.text}: a stdio: program speaks on its pipes; transport zeromq is for Python "
+                           "bots and Pascal modules (start a ZeroMQ program as exec:COMMAND)")
+    argv = spec.argv if spec.kind == BotKind.PASCAL else _python_argv(spec.target, spec.options, wire)
+    return dataclasses.replace(spec, argv=argv, wire=wire)
+
+
+def default_wire(spec: BotSpec, wire: Wire | None) -> BotSpec:
+    """The spec on a tournament's (or command line's) wire where it can choose; exec: and stdio: keep theirs."""
+    return with_wire(spec, wire) if wire is not None and spec.kind.served else spec
+
+
+def parse_wire(text: str) -> Wire:
+    """A `transport` value; BotSpecError naming the choices."""
+    try:
+        return Wire(text)
+    except ValueError:
+        raise BotSpecError(f"transport {text!r} is not zeromq or pipes") from None
 
 
 def parse_options(text: str) -> dict[str, Any]:
@@ -126,9 +168,14 @@ def _file_folder(path: Path) -> str:
 
 
 def parse_bot_spec(
-    text: str, game: str, options: dict[str, Any] | None = None, display: str = ""
+    text: str, game: str, options: dict[str, Any] | None = None, display: str = "", wire: Wire | None = None
 ) -> BotSpec:
-    """Parse one BOT spec for a game; raises BotSpecError naming what is wrong."""
+    """Parse one BOT spec for a game, on the wire asked for (else its own); raises BotSpecError naming what is wrong."""
+    spec = _parse(text, game, options, display)
+    return spec if wire is None else with_wire(spec, wire)
+
+
+def _parse(text: str, game: str, options: dict[str, Any] | None, display: str) -> BotSpec:
     options = dict(options or {})
     if not isinstance(text, str) or not text.strip():
         raise BotSpecError("empty bot spec")
@@ -142,7 +189,8 @@ def parse_bot_spec(
             if not words:
                 raise BotSpecError(f"{text!r}: {prefix} needs a command")
             argv = tuple(_absolute_words(words))
-            return BotSpec(text, kind, shlex.join(words), argv, options, display, files=own_files_dir(argv))
+            return BotSpec(text, kind, shlex.join(words), argv, options, display, files=own_files_dir(argv),
+                           wire=Wire.PIPES if kind == BotKind.STDIO else Wire.ZEROMQ)
     if text.startswith("pascal:"):
         rest = text[len("pascal:"):]
         head, sep, tail = rest.rpartition(":")
@@ -164,7 +212,7 @@ def parse_bot_spec(
             class_name, option_text = "", tail
         options = {**parse_options(option_text), **options}
         target = str(path.resolve()) + (f":{class_name}" if class_name else "")
-        return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options), options, display,
+        return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options, Wire.ZEROMQ), options, display,
                        files=_file_folder(path))
     registered = registered_bots().get((game, head))
     if registered is not None:
@@ -172,14 +220,14 @@ def parse_bot_spec(
             options = {**parse_options(tail), **options}
         check_options(registered.target, text, options)
         return BotSpec(
-            text, BotKind.REGISTERED, registered.target, _python_argv(registered.target, options),
+            text, BotKind.REGISTERED, registered.target, _python_argv(registered.target, options, Wire.ZEROMQ),
             options, display,
         )
     class_name, _, option_text = tail.partition(":")  # module:Class[:key=value,...]
     if sep and class_name.isidentifier() and all(part.isidentifier() for part in head.split(".")):
         options = {**parse_options(option_text), **options}
         target = f"{head}:{class_name}"
-        return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options), options, display)
+        return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options, Wire.ZEROMQ), options, display)
     known = ", ".join(b.name for b in bots_for(game)) or "none"
     raise BotSpecError(
         f"unknown bot {text!r} for {game} (registered: {known}; or path/bot.py, module:Class, "

@@ -49,7 +49,7 @@ from pathlib import Path, PurePosixPath
 
 from arena.launch import uids
 from arena.launch.cgroups import BotCgroup, CgroupLimits
-from arena.launch.pascal_host import BRIDGE_SOURCE, HOST_SOURCE
+from arena.launch.pascal_host import BRIDGE_SOURCE, LIBRARY_SOURCE
 from arena.launch.pascal_source import (
     MAX_DIRECTIVE,
     STATIC_DATA_LIMIT,
@@ -77,12 +77,13 @@ COMPILE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin"}  # nothing of the organis
 COMPILE_LIMITS = Limits(address_space_mb=2048, processes=64)
 COMPILE_CGROUP = CgroupLimits(processes=64, memory_mb=1024)
 CACHE_ENV = "ARENA_PASCAL_CACHE"  # overrides $XDG_CACHE_HOME/arena/pascal
-HOST = "arenahost"
+HOST = "arenamodule"  # the generated library: fpc writes it as libarenamodule.so
+LIBRARY = f"lib{HOST}.so"
 BRIDGE = "arenabridge"
 STALE_BUILD_S = 3600.0  # leftover build directories of killed compiles are removed after this
 TMP_PREFIX = "arena-pascal-"  # builds outside the cache (uid mode, cache closed to other uids)
 # Units the host is linked with: a module of the same name could not be told apart.
-RESERVED_UNITS = frozenset({HOST, BRIDGE, "system", "objpas", "baseunix", "unixtype", "ctypes", "si_prc"})
+RESERVED_UNITS = frozenset({HOST, BRIDGE, "system", "objpas", "baseunix", "unixtype", "ctypes", "si_prc", "si_dll"})
 INTERFACE = "TPair, TFileOfPairs, InitGame(var f: TFileOfPairs; sec: longint), turn(var d: integer; sec: longint)"
 
 # {$I %NAME%} names fpc 3.2 answers itself; every other name is read from the environment.
@@ -151,8 +152,8 @@ def unit_name(source: bytes, filename: str = "module") -> str:
 
 
 def generated_sources(unit: str) -> dict[str, str]:
-    """The bridge unit and host program for a module unit, by file name."""
-    return {f"{BRIDGE}.pas": BRIDGE_SOURCE.replace("@UNIT@", unit), f"{HOST}.pas": HOST_SOURCE}
+    """The bridge unit and the library source for a module unit, by file name."""
+    return {f"{BRIDGE}.pas": BRIDGE_SOURCE.replace("@UNIT@", unit), f"{HOST}.pas": LIBRARY_SOURCE}
 
 
 # --- directives a module may not use --------------------------------------------------------
@@ -278,7 +279,7 @@ def module_includes(source: Path, data: bytes, unit: str) -> dict[str, bytes]:
     search paths or defines a macro, and for `uses NAME in 'file'`.
     """
     top = source.absolute().parent.resolve()
-    reserved = {f"{unit}.pas", f"{HOST}.pas", f"{BRIDGE}.pas", HOST, "units", "compile.log"}
+    reserved = {f"{unit}.pas", f"{HOST}.pas", f"{BRIDGE}.pas", LIBRARY, "units", "compile.log"}
     found: dict[str, bytes] = {}
     looked: dict[tuple[str, str], tuple[str, str]] = {}
     pending = _check_file(source.name, ".", data, top, reserved, found, looked, included=False)
@@ -314,7 +315,7 @@ def build_key(source: bytes, unit: str, version: str, includes: Mapping[str, byt
     """The cache key of one module build (its include files count: editing one rebuilds)."""
     digest = hashlib.sha256()
     extra = [part for rel, content in sorted((includes or {}).items()) for part in (rel.encode(), content)]
-    for part in (b"arena-pascal-2", version.encode(), " ".join(FPC_FLAGS).encode(), unit.encode(),
+    for part in (b"arena-pascal-3", version.encode(), " ".join(FPC_FLAGS).encode(), unit.encode(),
                  *(text.encode() for text in generated_sources(unit).values()), source, *extra):
         digest.update(len(part).to_bytes(8, "little") + part)
     return digest.hexdigest()[:32]
@@ -456,7 +457,7 @@ def compile_module(source: Path, *, sandbox: Sandbox = Sandbox.AUTO, contest: bo
     fpc = find_fpc()
     root = cache_root()
     final = root / build_key(data, unit, fpc_version(fpc), includes)
-    program = final / HOST
+    program = final / LIBRARY
     if program.is_file():
         if contest:
             _check_static_data(final, unit, source.name)
@@ -479,7 +480,7 @@ def compile_module(source: Path, *, sandbox: Sandbox = Sandbox.AUTO, contest: bo
         except OSError as exc:
             raise LaunchError(f"cannot run {fpc}: {exc.strerror}") from None
         (build / "compile.log").write_text(done.stdout + done.stderr)
-        if done.returncode != 0 or not (build / HOST).is_file():
+        if done.returncode != 0 or not (build / LIBRARY).is_file():
             raise LaunchError(first_error(done.stdout + done.stderr, unit, source.name, includes))
         log.info("compiled %s in %.2f s (sandbox %s) into %s", source, time.monotonic() - started,
                  isolation.mode, final)
@@ -487,7 +488,7 @@ def compile_module(source: Path, *, sandbox: Sandbox = Sandbox.AUTO, contest: bo
             staging = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
             shutil.copytree(build, staging, symlinks=True, dirs_exist_ok=True)
         os.chmod(staging, 0o755)  # a bot's own uid runs the program from here, read-only
-        os.chmod(staging / HOST, 0o755)
+        os.chmod(staging / LIBRARY, 0o755)
         if final.exists() and not program.is_file():  # an entry damaged by hand: replace it
             shutil.rmtree(final, ignore_errors=True)
         try:

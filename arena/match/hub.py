@@ -1,193 +1,328 @@
-"""The referee's ZeroMQ ROUTER socket: admits peers by token, routes their frames to seats."""
+"""The referee's ZeroMQ seats: one ROUTER per seat on an ipc endpoint, admitting the bot that presents its token.
+
+Each seat speaks ZMTP 3 (protocol/zmtp.py) on its Unix socket itself, so any libzmq DEALER
+connects to it as to a libzmq ROUTER, while a message crosses no thread of the referee's:
+a request is one write, a reply wakes the referee's poll at once (bench/overhead.py).
+"""
 
 from __future__ import annotations
 
+import errno
 import hmac
 import logging
 import os
 import secrets
+import select
 import shutil
+import socket
 import tempfile
-from typing import Any
-
-import zmq
-import zmq.backend
-from zmq.utils.monitor import recv_monitor_message
 
 from arena.launch.launcher import HUB_PREFIX  # the launcher removes what a killed worker left
 from arena.match.trace import TraceTap, quote_bytes
-from arena.match.transport import Inbox, InboxTransport, SeatState
+from arena.match.transport import Inbox, InboxTransport, SeatState, Transport, write_within
+from protocol import zmtp
 from protocol.codec import ProtocolError, decode_from_bot, encode
 from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
 
 log = logging.getLogger(__name__)
 
-HIGH_WATER_MARK = 256  # frames queued per peer; a peer that floods beyond it loses frames
-# The hot path calls the Cython socket's methods with plain ints: pyzmq's Python layer
-# (flag enums, multipart helpers) costs several microseconds per message.
-_NOBLOCK = int(zmq.NOBLOCK)
-_SEND_MORE = int(zmq.SNDMORE) | _NOBLOCK
-_EVENTS = int(zmq.EVENTS)
-_RCVMORE = int(zmq.RCVMORE)
-_POLLIN = int(zmq.POLLIN)
-_send = zmq.backend.Socket.send  # the Cython socket's methods, under the sugar layer
-_recv = zmq.backend.Socket.recv
-_get = zmq.backend.Socket.get
+BACKLOG = 8  # connections waiting to be accepted
+MAX_PENDING = 8  # connections that have not presented the token yet; more are closed at once
+_READ_CHUNK = 65536
+_READS_PER_PUMP = 16  # a flooding bot cannot keep the referee reading: the rest waits for the next pump
+_EPOLLIN = select.EPOLLIN
+
+
+class _Pending:
+    """A connection that has not presented the seat's token yet."""
+
+    __slots__ = ("decoder", "sock")
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.decoder = zmtp.Decoder(b"ROUTER", MAX_MESSAGE_BYTES)
 
 
 class Peer(InboxTransport):
-    """One seat's own ROUTER socket and the bot connection that presented its token.
+    """One seat's ROUTER socket and the connection whose hello presented its token (a Transport).
 
-    Each seat gets its own socket (and ipc endpoint), so a dropped connection, which is
-    how libzmq answers a frame over the size limit, is known to be that seat's.
+    Each seat gets its own socket (and ipc endpoint), so whatever arrives on it is known to
+    be that seat's. Connections that do not present the token are closed (counted in
+    `ignored`); once a bot holds the seat, the socket stops listening: nobody else can
+    connect, and a message is one read on the bot's connection.
     """
 
-    pump_before_wait = True  # ZMQ_FD signals new commands only: a frame may wait unseen after a send
+    via = "zmq"
+    grace_ms = 0.0
 
-    def __init__(self, context: zmq.Context, endpoint: str, token: str) -> None:
+    def __init__(self, path: str, token: str) -> None:
+        self.endpoint = f"ipc://{path}"
         self.token = token
-        self._routing_id: bytes | None = None  # the admitted connection, once its hello presented the token
         self.name = ""
+        self._path = path
         self._inbox = Inbox()
-        self._disconnected = False
-        self.received = 0  # frames received from the admitted connection
-        self.ignored = 0  # frames from connections that hold no seat
+        self._gone = False
+        self.received = 0  # messages received from the admitted connection
+        self.ignored = 0  # connections refused, and connections closed for not presenting the token
         self.tap: TraceTap | None = None  # the --trace of the match this peer now plays
-        sock = context.socket(zmq.ROUTER)
-        sock.setsockopt(zmq.LINGER, 0)
-        sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a gone peer fails instead of vanishing
-        sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)  # larger frames drop the connection
-        sock.setsockopt(zmq.RCVHWM, HIGH_WATER_MARK)
-        sock.setsockopt(zmq.SNDHWM, HIGH_WATER_MARK)
-        sock.bind(endpoint)
-        self.endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT) if endpoint.endswith(":*") else endpoint
-        self.sock = sock
-        self.monitor = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_NONBLOCK | socket.SOCK_CLOEXEC)
+        listener.bind(path)
+        listener.listen(BACKLOG)
+        self._listener = listener
+        # One descriptor for the referee to watch, whatever connections come and go: an epoll
+        # set, readable (level-triggered) while any of them has something to take in.
+        self._epoll = select.epoll(flags=select.EPOLL_CLOEXEC)
+        self._epoll.register(listener.fileno(), _EPOLLIN)
+        self._pending: dict[int, _Pending] = {}
+        self._conn: socket.socket | None = None
+        self._fd = -1
+        self._broken = False  # the admitted connection's bytes broke ZMTP: nothing more is read
+        self._decoder = zmtp.Decoder(b"ROUTER", MAX_MESSAGE_BYTES)
 
     @property
     def state(self) -> SeatState:
-        """WAITING until the token's hello, then CONNECTED until a violation or a disconnect."""
-        if self._disconnected:
-            return SeatState.DISCONNECTED
+        """WAITING until the token's hello, then CONNECTED until a violation, GONE once the connection closed."""
+        if self._gone:
+            return SeatState.GONE
         if self._inbox.violation:
             return SeatState.VIOLATED
-        return SeatState.WAITING if self._routing_id is None else SeatState.CONNECTED
+        return SeatState.WAITING if self._conn is None else SeatState.CONNECTED
 
-    def watch(self) -> list[tuple[Any, str]]:
-        """What the referee's poller watches for this peer: frames and disconnect notices."""
-        return [(self.sock, "frames"), (self.monitor, "monitor")]
+    def fds(self) -> list[int]:
+        """The seat's one descriptor: readable while a connection or a message waits."""
+        return [self._epoll.fileno()]
 
-    def send(self, message: dict[str, Any]) -> bool:
-        """Send without blocking; False when the peer is gone or not reading."""
-        if self._routing_id is None:
+    def send(self, message: dict[str, object]) -> bool:
+        """Send one message; False when no bot holds the seat, it is gone, or it does not read."""
+        if self._conn is None or self._gone:
             return False
         if self.tap is not None:
             self.tap.sent(message)
         try:
-            _send(self.sock, self._routing_id, _SEND_MORE)
-            _send(self.sock, encode(message), _NOBLOCK)
-        except zmq.ZMQError as exc:
+            return write_within(self._fd, zmtp.frame(encode(message)))
+        except OSError as exc:  # EPIPE, ECONNRESET: the bot closed its end
             log.debug("send to %s failed: %s", self.name, exc)
+            self._gone = True
             return False
-        return True
 
     def pump(self) -> None:
-        """Receive every frame waiting on the socket, and every disconnect notice."""
-        self.pump_monitor()
-        self.pump_frames()
-
-    def pump_monitor(self) -> None:
-        """Take the socket's disconnect notices."""
-        while _get(self.monitor, _EVENTS) & _POLLIN:
-            recv_monitor_message(self.monitor)
-            if self._routing_id is not None:
-                self._disconnected = True
-
-    def pump_frames(self) -> None:
-        """Receive every frame waiting on the socket and route it."""
-        sock = self.sock
-        while _get(sock, _EVENTS) & _POLLIN:
-            frames = [_recv(sock, _NOBLOCK)]
-            while _get(sock, _RCVMORE):
-                frames.append(_recv(sock, _NOBLOCK))
-            if self._routing_id is None:
-                self._admit(frames)
-                continue
-            if frames[0] != self._routing_id:
-                self.ignored += 1  # a second connection: it never speaks for the seat
-                continue
-            self.received += 1
-            inbox = self._inbox
-            if inbox.violation:
-                continue
-            if len(frames) != 2:
-                inbox.violation = f"message of {len(frames) - 1} frames (one frame per message)"
-                if self.tap is not None:
-                    self.tap.garbage(b"".join(frames[1:]), inbox.violation)
-                continue
-            try:
-                _, message = decode_from_bot(frames[1])
-            except ProtocolError as exc:
-                inbox.violation = f"{exc}; the frame was {quote_bytes(frames[1])}"
-                if self.tap is not None:
-                    self.tap.garbage(frames[1], str(exc))
-                continue
-            if self.tap is not None:
-                self.tap.received(message)
-            inbox.messages.append(message)
-
-    def _admit(self, frames: list[bytes]) -> None:
-        """Bind the connection whose hello presents the token; ignore anything else."""
-        try:
-            if len(frames) != 2:
-                raise ProtocolError("not one frame")
-            kind, message = decode_from_bot(frames[1])
-        except ProtocolError:
-            self.ignored += 1
+        """Take in everything that has arrived: new connections, hellos, messages, a closed connection."""
+        if self._conn is not None:  # the seat is held: its connection is all there is to read
+            if not self._gone and not self._broken:
+                self._read()
             return
+        for fd, _ in self._epoll.poll(0):
+            if fd == self._fd:
+                self._read()
+            elif fd in self._pending:
+                self._read_pending(fd)
+            else:
+                self._accept()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:  # EMFILE and the like: the machine's trouble, retried at the next pump
+                log.warning("seat %s cannot accept a connection: %s", self.endpoint, exc)
+                return
+            if self._conn is not None or len(self._pending) >= MAX_PENDING:
+                self.ignored += 1  # the seat is taken (or besieged): nobody else speaks for it
+                conn.close()
+                continue
+            conn.setblocking(False)
+            try:
+                conn.send(zmtp.greeting() + zmtp.ready(b"ROUTER"))
+            except OSError:
+                conn.close()
+                continue
+            self._pending[conn.fileno()] = _Pending(conn)
+            self._epoll.register(conn.fileno(), _EPOLLIN)
+
+    def _drop(self, fd: int) -> None:
+        pending = self._pending.pop(fd)
+        self._epoll.unregister(fd)
+        pending.sock.close()
+
+    def _read_pending(self, fd: int) -> None:
+        """A connection that may yet present the token: its greeting, READY and first message."""
+        pending = self._pending[fd]
+        try:
+            data = pending.sock.recv(_READ_CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._drop(fd)
+            return
+        try:
+            events = pending.decoder.feed(data)
+        except zmtp.ZmtpError:
+            self.ignored += 1
+            self._drop(fd)
+            return
+        for at, (kind, value) in enumerate(events):
+            if kind == "ping":
+                try:
+                    pending.sock.send(zmtp.pong(value))
+                except OSError:  # a full buffer: the PONG is dropped, never waited for
+                    pass
+            elif kind == "message":
+                if not self._admit(fd, value):
+                    self.ignored += 1
+                    self._drop(fd)
+                    return
+                self._decoder = pending.decoder
+                self._take(events[at + 1:])
+                return
+
+    def _admit(self, fd: int, frames: list[bytes]) -> bool:
+        """Give the seat to the connection whose hello presents the token; False for anything else."""
+        try:
+            if len(frames) != 1:
+                raise ProtocolError("not one frame")
+            kind, message = decode_from_bot(frames[0])
+        except ProtocolError:
+            return False
         if (kind != "hello" or message.get("protocol") != PROTOCOL_VERSION
                 or not hmac.compare_digest(self.token.encode(), message["token"].encode())):
-            self.ignored += 1
-            return
-        self._routing_id = frames[0]
+            return False
+        self._conn = self._pending.pop(fd).sock
+        self._fd = fd
+        for other in list(self._pending):  # the seat is taken: the others can never hold it
+            self._drop(other)
+        self._epoll.unregister(self._listener.fileno())
+        self._listener.close()  # and nobody else may connect to it
         self.name = str(message.get("name", ""))[:100]
         if self.tap is not None:
             self.tap.received(message)
         self.send(welcome_message())
+        return True
+
+    def _read(self) -> None:
+        """The admitted connection: its messages, or its end."""
+        assert self._conn is not None  # narrowing: _fd is set with _conn
+        for _ in range(_READS_PER_PUMP):
+            try:
+                data = self._conn.recv(_READ_CHUNK)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                data = b""
+            if not data:
+                self._gone = True
+                self._epoll.unregister(self._fd)
+                return
+            try:
+                events = self._decoder.feed(data)
+            except zmtp.ZmtpError as exc:
+                if not self._inbox.violation:
+                    self._inbox.violation = f"ZMTP: {exc}"
+                    if self.tap is not None:
+                        self.tap.garbage(data, str(exc))
+                self._epoll.unregister(self._fd)  # a broken stream cannot be read on; end and bye still go out
+                self._broken = True
+                return
+            self._take(events)
+            if len(data) < _READ_CHUNK:
+                return  # the socket is empty for now (and its readiness is level-triggered)
+
+    def _take(self, events: list[tuple[str, object]]) -> None:
+        inbox = self._inbox
+        tap = self.tap
+        for kind, value in events:
+            if kind == "ping":
+                self._pong(value)  # type: ignore[arg-type]
+                continue
+            frames: list[bytes] = value  # type: ignore[assignment]
+            self.received += 1
+            if inbox.violation:
+                continue
+            if len(frames) != 1:
+                inbox.violation = f"message of {len(frames)} frames (one frame per message)"
+                if tap is not None:
+                    tap.garbage(b"".join(frames), inbox.violation)
+                continue
+            try:
+                _, message = decode_from_bot(frames[0])
+            except ProtocolError as exc:
+                inbox.violation = f"{exc}; the frame was {quote_bytes(frames[0])}"
+                if tap is not None:
+                    tap.garbage(frames[0], str(exc))
+                continue
+            if tap is not None:
+                tap.received(message)
+            inbox.messages.append(message)
+
+    def _pong(self, context: bytes) -> None:
+        """Answer a heartbeat, never waiting: a bot that floods PINGs and reads nothing loses its PONGs."""
+        try:
+            os.write(self._fd, zmtp.pong(context))
+        except BlockingIOError:
+            pass
+        except OSError:
+            self._gone = True
 
     def close(self) -> None:
-        """Close the socket and its monitor."""
-        self.monitor.close(linger=0)
-        self.sock.close(linger=0)
+        """Close every connection, the socket and its endpoint."""
+        for fd in list(self._pending):
+            self._drop(fd)
+        if self._conn is not None:
+            self._conn.close()
+        self._listener.close()
+        self._epoll.close()
+        try:
+            os.unlink(self._path)
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:
+                log.debug("cannot remove %s: %s", self._path, exc)
+
+
+SUN_PATH_MAX = 107  # an AF_UNIX address holds 108 bytes with its NUL
+
+
+def _short_parent() -> str | None:
+    """Where the endpoints' folder goes: the temporary folder, or /tmp when its path is too long for an address."""
+    parent = tempfile.gettempdir()
+    longest = len(parent) + len(f"/{HUB_PREFIX}XXXXXXXX/seat9999.sock")
+    return None if longest <= SUN_PATH_MAX else "/tmp"
 
 
 class Hub:
-    """Creates one hardened ROUTER socket per seat, in a private directory of ipc endpoints."""
+    """Makes ZeroMQ seats, each its own ROUTER in one private directory of ipc endpoints.
 
-    def __init__(self, context: zmq.Context | None = None, transport: str = "ipc") -> None:
-        # A context of its own by default: each hub's sockets live and die with it, and one
-        # hub's trouble (a wedged I/O thread) cannot reach the next match's sockets.
-        self._own_context = context is None
-        self.context = context or zmq.Context()
-        self.transport = transport
-        # ipc sockets in a private directory: faster than TCP, and can be bound into a sandbox.
-        self._dir = tempfile.mkdtemp(prefix=HUB_PREFIX)
-        # Others may pass through (not list): each seat's socket is its own bot uid's alone.
-        os.chmod(self._dir, 0o711)
+    Nothing is created until the first seat is asked for: a match whose seats all use pipes
+    has no socket and no directory.
+    """
+
+    def __init__(self) -> None:
+        self._dir: str | None = None
         self._count = 0
         self.peers: list[Peer] = []
 
+    @property
+    def directory(self) -> str | None:
+        """The directory of the endpoints, once a seat made it."""
+        return self._dir
+
     def expect(self, token: str | None = None) -> Peer:
         """A new seat socket; its peer is admitted when it says hello with the token."""
+        if self._dir is None:
+            # ipc sockets in a private directory: bound into each bot's sandbox one by one.
+            self._dir = tempfile.mkdtemp(prefix=HUB_PREFIX, dir=_short_parent())
+            # Others may pass through (not list): each seat's socket is its own bot uid's alone.
+            os.chmod(self._dir, 0o711)
         self._count += 1
-        endpoint = f"ipc://{self._dir}/seat{self._count}.sock" if self.transport == "ipc" else "tcp://127.0.0.1:*"
-        peer = Peer(self.context, endpoint, token or secrets.token_hex(16))
+        peer = Peer(f"{self._dir}/seat{self._count}.sock", token or secrets.token_hex(16))
         self.peers.append(peer)
         return peer
 
-    def forget(self, peer: Peer) -> None:
-        """Close a peer's socket (its process is gone or replaced)."""
-        if peer in self.peers:
+    def forget(self, peer: Transport) -> None:
+        """Close a seat's socket (its process is gone or replaced); a seat of another transport is not the hub's."""
+        if isinstance(peer, Peer) and peer in self.peers:
             self.peers.remove(peer)
             peer.close()
 
@@ -195,6 +330,5 @@ class Hub:
         """Close every socket and remove the ipc directory."""
         for peer in list(self.peers):
             self.forget(peer)
-        if self._own_context:
-            self.context.destroy(linger=0)
-        shutil.rmtree(self._dir, ignore_errors=True)
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)

@@ -20,33 +20,21 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import zmq
-import zmq.backend
-
 from arena.clock import ClockMode, ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_with_last
 from arena.logs.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog, position_fingerprint
 from arena.match.matchid import bot_match_id, seed_key
 from arena.match.player import Player
 from arena.match.result import Failure, MatchResult
-from arena.match.stdio import StdioPeer
 from arena.match.trace import Tracer, TraceTap
 from arena.match.transport import SeatState
 from protocol.messages import Reason, end_message, init_message, turn_message
 
 log = logging.getLogger(__name__)
 
-_FD = int(zmq.FD)
-
-
-def _zmq_fd(sock: zmq.Socket) -> int:
-    """The fd that signals a ZeroMQ socket's new commands (read beneath pyzmq's attribute layer)."""
-    return int(zmq.backend.Socket.get(sock, _FD))
-
-
 MAX_POLL_MS = 60_000  # the longest single poll; a longer wait polls again
-MESSAGE_QUOTA = 200  # unsolicited frames (stale seq, chatter) a seat may send in one match
-DEATH_SETTLE_S = 0.02  # after a death is seen, frames still in flight get this long to land
+MESSAGE_QUOTA = 200  # unsolicited messages (stale seq, chatter) a seat may send in one match
+DEATH_SETTLE_S = 0.02  # after a death is seen, replies still in flight get this long to land
 DISCONNECT_SETTLE_MS = 250  # after a dropped connection, how long a dying process may take to exit
 
 
@@ -64,6 +52,7 @@ class _Waiting:
     allowance_ms: int  # the time_left_ms the request carried
     cpu_start: float | None = None  # cpu mode: the bot's CPU time when the request was sent
     margin_ms: float = 0.0  # the seat's margin left when the request was sent
+    grace_ms: float = 0.0  # what the seat's wire may take uncharged (0 on this machine)
 
 
 class Referee:
@@ -105,24 +94,21 @@ class Referee:
         self.unsolicited = [0] * len(players)
         self.time_used = [0.0] * len(players)
         self.events: list[list[list[Any]]] = [[] for _ in players]
-        # One poll set over everything a wait must notice: each seat's socket and disconnect
-        # monitor, its output pipe and its pidfd (readable the moment the process dies).
-        # Plain file descriptors in select.poll: a ZeroMQ socket's fd signals new commands
-        # only, so a socket is pumped before the first sleep after a send, and every wake
-        # pumps it until ZMQ_EVENTS shows nothing: no frame waits unseen.
+        # One poll set over everything a wait must notice: each seat's transport descriptors
+        # (level-triggered, transport.py), its output pipe and its pidfd (readable the moment
+        # the process dies).
         self._watch: dict[int, tuple[str, int]] = {}
         self._dead: set[int] = set()
         for seat, player in enumerate(players):
-            via = "stdio" if isinstance(player.peer, StdioPeer) else "zmq"
-            player.peer.tap = TraceTap(tracer, match_id, seat, via) if tracer is not None else None
-            for item, what in player.peer.watch():
-                self._watch[item if isinstance(item, int) else _zmq_fd(item)] = (what, seat)
+            player.peer.tap = TraceTap(tracer, match_id, seat, player.peer.via) if tracer is not None else None
+            for fd in player.peer.fds():
+                self._watch[fd] = ("seat", seat)
             process = player.process
             if process is not None and process.output_fd >= 0:
                 self._watch[process.output_fd] = ("output", seat)
                 self._watch[process.pidfd] = ("death", seat)
         # While one seat thinks, only its own items are polled (fewer to poll: a cheaper wait);
-        # the others' deaths, frames and floods are taken in at their next request.
+        # the others' deaths, messages and floods are taken in at their next request.
         self.poller = select.poll()
         self._seat_pollers = [select.poll() for _ in players]
         for fd, (_, seat) in self._watch.items():
@@ -322,7 +308,7 @@ class Referee:
         """Just before seat's request: take in what it sent since its last one; a reply sent ahead is a violation.
 
         Mid-match a poll that does not wait sees it all (nothing was sent to the seat since its
-        reply was pumped); before `init`, pump: the welcome sent may have taken a frame's notice.
+        reply was pumped); before `init`, pump: whatever came with the hello is taken in.
         """
         if pump:
             self.players[seat].peer.pump()
@@ -340,13 +326,17 @@ class Referee:
         process = self.players[seat].process
         if self.seat_settings[seat].mode == ClockMode.CPU and process is not None:
             return _Waiting(kind, seq, now, clock.wall_cap_after(now), allowance, process.cpu_ms(), clock.margin_ms)
-        return _Waiting(kind, seq, now, clock.deadline_after(now), allowance, None, clock.margin_ms)
+        grace = self.players[seat].peer.grace_ms  # the wire's own time (a remote seat's network): not charged
+        return _Waiting(kind, seq, now, clock.deadline_after(now) + grace / 1000.0, allowance, None,
+                        clock.margin_ms, grace)
 
     def _used_ms(self, seat: int, w: _Waiting, now: float) -> float:
         """What a request has cost the seat so far: wall time, or CPU time in cpu mode."""
         process = self.players[seat].process
         if w.cpu_start is not None and process is not None:
             return process.cpu_ms() - w.cpu_start
+        if w.grace_ms:
+            return max(0.0, (now - w.sent) * 1000 - w.grace_ms)
         return (now - w.sent) * 1000
 
     def _over_budget(self, waiting: dict[int, _Waiting], now: float) -> tuple[int, _Waiting, bool] | None:
@@ -378,7 +368,7 @@ class Referee:
                 # CPU time cannot run faster than all cores together: check again before then.
                 left = w.allowance_ms + w.margin_ms - self._used_ms(seat, w, now)
                 wake = min(wake, max(0.001, left / 1000.0 / (os.cpu_count() or 1)))
-        # Capped: zmq's poll takes a C int of milliseconds (a person's clock may run for days).
+        # Capped: poll takes a C int of milliseconds (a person's clock may run for days).
         return min(MAX_POLL_MS, max(0, math.ceil(wake * 1000)))
 
     def _collect(
@@ -387,10 +377,6 @@ class Referee:
         """Wait until every waiting seat replied, a seat failed, or a deadline passed."""
         replies: dict[int, tuple[dict[str, Any], float]] = {}
         poller = self._seat_pollers[next(iter(waiting))] if len(waiting) == 1 else self.poller
-        for seat in waiting:  # the request just sent may have taken in a frame's notice
-            peer = self.players[seat].peer
-            if peer.pump_before_wait:
-                peer.pump_frames()
         while True:
             now = time.monotonic()
             failure = self._examine(waiting, replies, now)
@@ -401,6 +387,10 @@ class Referee:
                 seat, w, wall = late
                 self.time_used[seat] += self._used_ms(seat, w, now)
                 self.clocks[seat].run_out()
+                if self.players[seat].peer.state is SeatState.AWAY:
+                    # A remote seat that lost its link and did not come back in time: its failure alone.
+                    return replies, Failure(seat, Reason.DISCONNECT, "connection lost and not restored: "
+                                            + self._timeout_detail(seat, w, wall))
                 return replies, Failure(seat, Reason.TIMEOUT, self._timeout_detail(seat, w, wall))
             self._poll(self._next_wake_ms(waiting, now), poller)
 
@@ -409,10 +399,8 @@ class Referee:
         for fd, _ in (poller or self.poller).poll(timeout_ms):
             what, seat = self._watch[fd]
             player = self.players[seat]
-            if what == "frames":
-                player.peer.pump_frames()
-            elif what == "monitor":
-                player.peer.pump_monitor()
+            if what == "seat":
+                player.peer.pump()
             elif what == "death":
                 self._dead.add(seat)
             elif player.process is not None and not player.process.drain_output():
@@ -439,9 +427,9 @@ class Referee:
         for seat in waiting:  # every answer in: a death now is noticed at the next request
             if seat in self._dead:
                 return self._death(seat, waiting, replies, now)
-            if self.players[seat].peer.state is SeatState.DISCONNECTED:
+            if self.players[seat].peer.state is SeatState.GONE:
                 return self._disconnect(seat, waiting, replies, now)
-        return None
+        return None  # a seat AWAY may come back before its deadline
 
     def _disconnect(
         self,
@@ -450,15 +438,15 @@ class Referee:
         replies: dict[int, tuple[dict[str, Any], float]],
         now: float,
     ) -> Failure | None:
-        """A connection dropped: an exiting process is a crash, a live one broke the protocol."""
+        """The link ended: an exiting process is a crash, a live one broke the protocol."""
         process = self.players[seat].process
         if process is not None:
-            poller = zmq.Poller()
-            poller.register(process.pidfd, zmq.POLLIN)
+            poller = select.poll()
+            poller.register(process.pidfd, select.POLLIN)
             poller.poll(DISCONNECT_SETTLE_MS)  # an exiting bot closes its socket just before it dies
             if not process.alive:
                 return self._death(seat, waiting, replies, now)
-        return Failure(seat, Reason.PROTOCOL, "connection dropped (oversized message or socket closed)")
+        return Failure(seat, Reason.PROTOCOL, "connection closed while the bot still runs")
 
     def _drain_inbox(
         self,
@@ -515,12 +503,13 @@ class Referee:
         replies: dict[int, tuple[dict[str, Any], float]],
         now: float,
     ) -> Failure | None:
-        """A bot process ended: let its last frames land, then record a crash."""
+        """A bot process ended: let its last replies land, then record a crash."""
         settle = time.monotonic() + DEATH_SETTLE_S
         peer = self.players[seat].peer
-        settle_poller = zmq.Poller()
-        for item, _ in peer.watch():
-            settle_poller.register(item, zmq.POLLIN)
+        settle_poller = select.poll()
+        for fd in peer.fds():
+            settle_poller.register(fd, select.POLLIN)
+        peer.pump()
         while time.monotonic() < settle:
             if settle_poller.poll(max(1, int((settle - time.monotonic()) * 1000))):
                 peer.pump()

@@ -13,12 +13,12 @@ from typing import Any
 
 from arena.clock import ClockSettings
 from arena.games import Game, State
-from arena.launch.botspec import BotKind, BotSpec
+from arena.launch.botspec import BotKind, BotSpec, Wire, served_argv
 from arena.launch.pascal import compile_module
 from arena.launch.process import BotProcess, LaunchError, Limits, MachineError
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
-from arena.match.hub import Hub, Peer
+from arena.match.hub import Hub
 from arena.match.player import Player
 from arena.match.referee import Referee
 from arena.match.result import MatchResult
@@ -54,7 +54,7 @@ class MatchPlan:
 
 def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.AUTO,
                   supervisor: tuple[str, ...] = (), cpus: tuple[int, ...] | None = None) -> Player:
-    """Start one bot process and the link the referee talks to it through.
+    """Start one bot process and the link the referee talks to it through (its spec's wire).
 
     A bot that cannot be started at all still gets a Player (with launch_error set), so the
     referee records the failure as that seat's crash instead of raising. A machine that
@@ -64,11 +64,12 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
         try:
             binary = compile_module(Path(spec.target), sandbox=sandbox,
                                     contest=spec.options.get("rules", "contest") == "contest")
-            spec = replace(spec, argv=(*spec.argv, *binary), files=os.path.dirname(binary[-1]))
+            # The SDK serves the compiled module's library; its build folder is the bot's own.
+            spec = replace(spec, argv=served_argv(spec, binary[-1]), files=os.path.dirname(binary[-1]))
         except LaunchError as exc:
             return Player(spec.name, StdioPeer(BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)),
                           None, spec_text=spec.text, launch_error=str(exc))
-    if not spec.kind.zeromq:
+    if spec.wire == Wire.PIPES:
         process = BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox, supervisor=supervisor, cpus=cpus)
         link: Transport = StdioPeer(process, greets=spec.kind.greets)
     else:
@@ -83,8 +84,7 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
         player.process = None
         player.launch_error = str(exc)
     except MachineError:
-        if isinstance(link, Peer):
-            hub.forget(link)
+        hub.forget(link)
         raise
     return player
 
@@ -104,8 +104,7 @@ def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> N
         if player.process is not None:
             # Even a bot that exited may have left children in its group.
             player.process.kill()
-        if isinstance(player.peer, Peer):
-            hub.forget(player.peer)
+        hub.forget(player.peer)
 
 
 def referee_match(referee: Referee) -> tuple[MatchResult, list[bool]]:
@@ -148,7 +147,7 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
     Only the machine (MachineError: it refused to start a bot, or refused a failed bot's forks
     from above) ends it without a result; then no log is left behind either.
     """
-    hub = Hub()
+    hub = Hub()  # makes a socket only for a seat that speaks ZeroMQ
     players: list[Player] = []
     try:
         for spec in plan.bots:

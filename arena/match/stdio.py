@@ -10,29 +10,19 @@ so its start-up is bounded by the uncharged start-up deadline, as a ZeroMQ bot's
 from __future__ import annotations
 
 import logging
-import math
 import os
-import select
-import time
 from typing import Any
 
 from arena.launch.process import BotProcess
 from arena.match.trace import QUOTE_LIMIT, TraceTap, quote_bytes
-from arena.match.transport import Inbox, InboxTransport, SeatState
+from arena.match.transport import Inbox, InboxTransport, SeatState, write_within
 from protocol.codec import ProtocolError, check_message, decode_json_line, encode_json_line
 from protocol.messages import BOT_TYPES, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
 log = logging.getLogger(__name__)
 
 _READ_CHUNK = 65536
-SEND_GRACE_S = 2.0  # how long a bot may take to read a line longer than its pipe holds
-
-
-def _writable(fd: int, timeout_s: float) -> bool:
-    """Wait up to timeout_s for room in a pipe; True when there is some (or the reader is gone)."""
-    poller = select.poll()
-    poller.register(fd, select.POLLOUT)
-    return bool(poller.poll(max(1, math.ceil(timeout_s * 1000))))
+_READS_PER_PUMP = 16  # a flooding bot cannot keep the referee reading: the rest waits for the next pump
 
 
 class StdioPeer(InboxTransport):
@@ -40,7 +30,8 @@ class StdioPeer(InboxTransport):
 
     endpoint = "stdio"
     token = ""
-    pump_before_wait = False  # a pipe's readiness is level-triggered: poll alone sees what is waiting
+    via = "stdio"
+    grace_ms = 0.0
 
     def __init__(self, process: BotProcess, greets: bool = False) -> None:
         self.process = process
@@ -55,50 +46,41 @@ class StdioPeer(InboxTransport):
 
     @property
     def state(self) -> SeatState:
-        """CONNECTED from the start, or a greeting bot's hello, until a violation or a closed stdout."""
+        """CONNECTED from the start, or from a greeting bot's hello, until a violation; GONE once stdout closed."""
         if self._disconnected or self.process.stdout_fd < 0:
-            return SeatState.DISCONNECTED
+            return SeatState.GONE
         if self._inbox.violation:
             return SeatState.VIOLATED
         return SeatState.WAITING if self._waiting else SeatState.CONNECTED
 
-    def watch(self) -> list[tuple[Any, str]]:
-        """What the referee's poller watches for this peer."""
-        return [(self.process.stdout_fd, "frames")] if self.process.stdout_fd >= 0 else []
+    def fds(self) -> list[int]:
+        """The bot's stdout (a pipe: level-triggered)."""
+        return [self.process.stdout_fd] if self.process.stdout_fd >= 0 else []
 
     def send(self, message: dict[str, Any]) -> bool:
-        """Write one JSON line; False when the bot is gone or does not read it within SEND_GRACE_S.
+        """Write one JSON line; False when the bot is gone or does not read it within transport.SEND_GRACE_S.
 
         A line longer than the pipe holds waits, briefly and bounded, for the bot to read the rest.
         """
         fd = self.process.stdin_fd
         if fd < 0:
             return False
-        data = memoryview(encode_json_line(message))
         if self.tap is not None:
             self.tap.sent(message)
-        deadline = 0.0
-        while True:
-            try:
-                data = data[os.write(fd, data):]
-            except BlockingIOError:
-                pass
-            except OSError as exc:  # BrokenPipeError among them: the bot is gone
-                log.debug("send to stdio bot %s failed: %s", self.name, exc)
-                return False
-            if not data:
+        try:
+            if write_within(fd, encode_json_line(message)):
                 return True
-            now = time.monotonic()
-            deadline = deadline or now + SEND_GRACE_S
-            if now >= deadline or not _writable(fd, deadline - now):
-                # The bot left its stdin unread: this message is lost to it (its wait will time out).
-                log.debug("stdio bot %s: %d bytes of a line left unwritten", self.name, len(data))
-                return False
+        except OSError as exc:  # BrokenPipeError among them: the bot is gone
+            log.debug("send to stdio bot %s failed: %s", self.name, exc)
+            return False
+        # The bot left its stdin unread: this message is lost to it (its wait will time out).
+        log.debug("stdio bot %s left a line unread", self.name)
+        return False
 
-    def pump_frames(self) -> None:
-        """Read what the bot wrote and turn complete lines into messages."""
+    def pump(self) -> None:
+        """Read what the bot wrote and turn complete lines into messages; a closed stdout ends the link."""
         fd = self.process.stdout_fd
-        while fd >= 0:
+        for _ in range(_READS_PER_PUMP if fd >= 0 else 0):
             try:
                 chunk = os.read(fd, _READ_CHUNK)
             except BlockingIOError:
@@ -111,13 +93,6 @@ class StdioPeer(InboxTransport):
             self._take(chunk)
             if len(chunk) < _READ_CHUNK:
                 return  # a short read emptied the pipe: more is for the next wake (poll is level-triggered)
-
-    def pump_monitor(self) -> None:
-        """Nothing to do: a closed stdout is seen by pump_frames."""
-
-    def pump(self) -> None:
-        """Read everything available."""
-        self.pump_frames()
 
     def _take(self, chunk: bytes) -> None:
         self._partial += chunk

@@ -1,42 +1,61 @@
-"""What the referee needs from a seat's transport (the ZeroMQ peer, the stdio peer): a written contract.
+"""What the referee needs from a seat's transport, in the referee's words: a written contract.
 
-A seat is in one of four states. It starts WAITING (a ZeroMQ seat until its bot presents
-the token, a Python bot's stdio seat until its hello line; a plain stdio seat is CONNECTED
-from the start, its pipes being private). The first
-message that breaks the protocol makes it VIOLATED (the link is still up: the bot still gets
-`end` and `bye`), and `violation` says what the bytes were; a dropped connection or a closed
-stdout makes it DISCONNECTED, whatever came before. Messages arrive in order through
-`take()`; nothing else of a transport is read from outside it.
+The referee knows seats, not sockets. It sends a seat requests, takes its replies, waits on
+its descriptors until a deadline, and asks where the seat stands. Behind the contract:
+ZeroMQ (arena/match/hub.py), pipes (arena/match/stdio.py), and any other wire that keeps it.
+
+A seat is in one of five states. It starts WAITING (until its bot presents the seat's token;
+a Python bot's pipes until its hello line; plain pipes are CONNECTED from the start, being
+private). The first message that breaks the protocol makes it VIOLATED (the link is still
+up: the bot still gets `end` and `bye`), and `violation` says what the bytes were. GONE: the
+link ended for good (a closed connection or output). AWAY: the link was lost but may come
+back (a seat on another machine reconnecting); the referee keeps waiting for its reply
+until the deadline, and a seat still away then has lost its connection (`disconnect`).
+
+Replies arrive in order through `take()` once `pump()` has taken them in; nothing else of a
+transport is read from outside it. `fds()` are descriptors the referee polls (the same for
+the transport's whole life), readable while anything waits to be taken in: a transport
+over an edge-triggered source (libzmq's ZMQ_FD) must pump whenever that source may have
+swallowed a notice (after each send). `grace_ms` is time the wire itself may take per
+request that is not charged to the bot (0 for a bot on this machine).
 """
 
 from __future__ import annotations
 
+import math
+import os
+import select
+import time
 from collections import deque
 from enum import StrEnum
 from typing import Any, Protocol
 
 from arena.match.trace import TraceTap
 
+SEND_GRACE_S = 2.0  # how long a bot may take to read a message longer than its pipe or socket holds
+
 
 class SeatState(StrEnum):
-    """Where a seat's connection stands."""
+    """Where a seat's link stands."""
 
     WAITING = "waiting"  # no bot has presented the seat's token (or a greeting bot its hello) yet
     CONNECTED = "connected"
-    DISCONNECTED = "disconnected"  # the connection dropped or the bot closed its output
     VIOLATED = "violated"  # the bot sent something that is not a protocol message
+    AWAY = "away"  # the link was lost and may come back (a remote seat reconnecting)
+    GONE = "gone"  # the link ended for good: the connection or the bot's output closed
 
 
 class Transport(Protocol):
     """One seat's link to its bot."""
 
     name: str  # what the bot calls itself (its hello's name; a stdio bot's spec name)
+    via: str  # the wire, as traces name it: "zmq" or "stdio"
     endpoint: str  # where the bot connects ("stdio" for pipes)
     token: str  # what its hello must present ("" for pipes)
     tap: TraceTap | None  # the --trace of the match the seat now plays
+    grace_ms: float  # per request, what the wire may take uncharged (0 on this machine)
     received: int  # messages taken from the admitted bot
-    ignored: int  # frames from connections that hold no seat
-    pump_before_wait: bool  # whether a wait must pump before its first poll (edge-triggered fds)
+    ignored: int  # connections or messages that hold no seat
 
     @property
     def state(self) -> SeatState:
@@ -50,30 +69,24 @@ class Transport(Protocol):
     def violation(self) -> str:
         """What broke the protocol, quoting the bytes ("" while nothing did)."""
 
-    def watch(self) -> list[tuple[Any, str]]:
-        """(pollable, "frames" | "monitor") pairs the referee's poller watches."""
+    def fds(self) -> list[int]:
+        """The descriptors to poll: readable (level-triggered) while something waits to be taken in."""
 
     def send(self, message: dict[str, Any]) -> bool:
-        """Send without blocking; False when the bot is gone or not reading."""
+        """Send a request without waiting for the bot; False when it is gone or not reading."""
 
     def pump(self) -> None:
-        """Take in everything that has arrived."""
-
-    def pump_frames(self) -> None:
-        """Take in the messages that have arrived."""
-
-    def pump_monitor(self) -> None:
-        """Take in connection notices."""
+        """Take in everything that has arrived (replies, a violation, the link's end)."""
 
     def take(self) -> dict[str, Any] | None:
-        """The oldest message not taken yet, or None."""
+        """The oldest reply not taken yet, or None."""
 
     def close(self) -> None:
         """Release what the transport holds."""
 
 
 class InboxTransport:
-    """What both transports do alike with their inbox: connected, violation and take."""
+    """What transports do alike with their inbox: connected, violation and take."""
 
     _inbox: Inbox
 
@@ -107,3 +120,32 @@ class Inbox:
     def take(self) -> dict[str, Any] | None:
         """The oldest message, or None."""
         return self.messages.popleft() if self.messages else None
+
+
+def _writable(fd: int, timeout_s: float) -> bool:
+    """Wait up to timeout_s for room in a pipe or socket; True when there is some (or the reader is gone)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return bool(poller.poll(max(1, math.ceil(timeout_s * 1000))))
+
+
+def write_within(fd: int, data: bytes, grace_s: float | None = None) -> bool:
+    """Write all of data to a non-blocking fd; False when the reader leaves some unread for grace_s.
+
+    OSError (EPIPE, ECONNRESET) when the reader is gone. What does not fit waits, briefly and
+    bounded, for the bot to read the rest; a bot that does not read loses the message, and
+    its wait for a reply times out.
+    """
+    view = memoryview(data)
+    deadline = 0.0
+    while True:
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            pass
+        if not view:
+            return True
+        now = time.monotonic()
+        deadline = deadline or now + (SEND_GRACE_S if grace_s is None else grace_s)
+        if now >= deadline or not _writable(fd, deadline - now):
+            return False

@@ -11,12 +11,14 @@ bot uid with limits of its own (arena.server.unpack), and never on the host.
 
 from __future__ import annotations
 
+import importlib.util
 import posixpath
 import re
 import shlex
 import sys
 import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from arena.launch.archive import ArchiveError, ArchiveLimits, Member, read_archive
@@ -62,12 +64,17 @@ class Language:
     games: tuple[str, ...] = ()  # only these games ((): any)
 
 
+# A Node.js bot reads and writes JSON lines; this preload serves it over ZeroMQ in its own process.
+# Found without importing the SDK: the intake's sandbox runs this module without site-packages.
+_SDK = importlib.util.find_spec("protocol")
+ZMQ_LINES = shlex.quote(str(Path(_SDK.origin if _SDK and _SDK.origin else "protocol/__init__.py").resolve().parent
+                            / "node" / "zmq_lines.js"))
 LANGUAGES: dict[str, Language] = {
     ".py": Language("python", "{python} -m py_compile {file}", "{dir}/{file}"),
     ".c": Language("c", "cc -O2 -std=c11 -o bot {file} -lzmq -lmsgpackc -lm", "exec:{dir}/bot"),
     ".cpp": Language("c++", "c++ -O2 -std=c++17 -o bot {file} -lzmq -lmsgpackc", "exec:{dir}/bot"),
     ".cc": Language("c++", "c++ -O2 -std=c++17 -o bot {file} -lzmq -lmsgpackc", "exec:{dir}/bot"),
-    ".js": Language("javascript", "node --check {file}", "stdio:node {dir}/{file}"),
+    ".js": Language("javascript", "node --check {file}", f"exec:node --require {ZMQ_LINES} {{dir}}/{{file}}"),
     ".pas": Language("pascal", "test -s {file}", "pascal:{dir}/{file}", games=("arrows",)),
 }
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2")

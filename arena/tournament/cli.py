@@ -52,6 +52,9 @@ def register(subparsers: Any) -> None:
     t.add_argument("--quiet", action="store_true", help="no progress bar and no tables (for scripts)")
     t.add_argument("--trace", metavar="FILE", type=Path,
                    help="append every message between the referee and the bots to FILE (JSON lines)")
+    t.add_argument("--transport", choices=("zeromq", "pipes"),
+                   help="the wire of the Python bots and Pascal modules, over the configs' `transport` "
+                        "(default zeromq; pipes: JSON lines on their own pipes)")
     t.add_argument("--report-every", type=positive_int, metavar="N",
                    help="print the standings after every N results (long runs)")
     t.add_argument("--dry-run", action="store_true",
@@ -111,12 +114,12 @@ def run_directory(base: Path, resume: bool) -> Path:
     return next(run for run in runs if not (run / STORE_NAME).exists())
 
 
-def load_configs(paths: list[str]) -> list[TournamentConfig]:
+def load_configs(paths: list[str], transport: str | None = None) -> list[TournamentConfig]:
     """Load every config before running any, so a typo in the last one fails at once."""
     configs = []
     for path in paths:
         try:
-            configs.append(load_config(path))
+            configs.append(load_config(path, transport))
         except ConfigError as exc:
             raise CliError(str(exc)) from None
     names = [c.name for c in configs]
@@ -137,7 +140,7 @@ def _executor(args: argparse.Namespace) -> str:
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Run every config's tournament, one after another."""
-    configs = load_configs(args.configs)
+    configs = load_configs(args.configs, args.transport)
     if args.dry_run:
         for config in configs:
             print("\n".join(dry_run(config)))

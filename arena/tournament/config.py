@@ -23,7 +23,17 @@ from typing import Any
 
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, UnknownGame, get_game
-from arena.launch.botspec import BotKind, BotOptionsError, BotSpec, BotSpecError, parse_bot_spec
+from arena.launch.botspec import (
+    BotKind,
+    BotOptionsError,
+    BotSpec,
+    BotSpecError,
+    Wire,
+    default_wire,
+    parse_bot_spec,
+    parse_wire,
+    with_wire,
+)
 from arena.launch.process import LaunchError, Limits, check_folder
 from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
@@ -34,8 +44,8 @@ from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
 
 TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
             "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt", "format", "challengers", "rounds",
-            "tiebreak_pairs", "ponder", "shared_dirs", "reveal_names")
-BOT_KEYS = ("spec", "name", "options", "limits", "dir")
+            "tiebreak_pairs", "ponder", "shared_dirs", "reveal_names", "transport")
+BOT_KEYS = ("spec", "name", "options", "limits", "dir", "transport")
 SETUP_KEYS = ("fixed", "maps", "files", "random")
 CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
 STRIKE_KEYS = ("max_strikes", "reasons")
@@ -254,8 +264,8 @@ def _kind(value: Any) -> str:
 # --- loading ----------------------------------------------------------------------------
 
 
-def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
-    """Read and check a TOML config file; raises ConfigError naming the key."""
+def load_config(path: str | os.PathLike[str], transport: str | None = None) -> TournamentConfig:
+    """Read and check a TOML config file (transport: the command line's, over the file's); ConfigError names the key."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -267,6 +277,8 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    if transport is not None:
+        data["transport"] = transport
     return config_from_data(data, base=path.parent, source=str(path), default_name=path.stem, config_file=path)
 
 
@@ -352,6 +364,8 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
         raise check.fail("bots", "missing (a list of BOT specs or tables with spec, name, options)")
     entries: list[BotEntry] = []
     names: set[str] = set()
+    # The wire of every bot that can choose (Python bots, Pascal modules); exec: and stdio: keep theirs.
+    wire = _wire(check, data["transport"], "transport") if "transport" in data else None
     for i, item in enumerate(check.array(data["bots"], "bots")):
         key = f"bots[{i}]"
         if isinstance(item, str):
@@ -363,6 +377,7 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
         text = check.string(item["spec"], f"{key}.spec")
         options = check.table(item.get("options", {}), f"{key}.options")
         display = check.string(item["name"], f"{key}.name") if "name" in item else ""
+        own = _wire(check, item["transport"], f"{key}.transport") if "transport" in item else None
         try:
             # Paths in a spec are relative to the config file, like setup files.
             with contextlib.chdir(base):
@@ -371,6 +386,10 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
             raise check.fail(f"{key}.options" if options else f"{key}.spec", str(exc)) from None
         except BotSpecError as exc:
             raise check.fail(f"{key}.spec", str(exc)) from None
+        try:
+            spec = with_wire(spec, own) if own is not None else default_wire(spec, wire)
+        except BotSpecError as exc:
+            raise check.fail(f"{key}.transport" if own is not None else "transport", str(exc)) from None
         if spec.kind in (BotKind.EXEC, BotKind.STDIO) and shutil.which(spec.argv[0]) is None:
             raise check.fail(f"{key}.spec", f"no such program: {spec.argv[0]}")
         if spec.kind == BotKind.PASCAL and shutil.which("fpc") is None:
@@ -471,6 +490,13 @@ def _limits(check: Checker, value: Any, where: str = "limits") -> Limits:
         # false or 0 lifts a limit (TOML has no null).
         values[key] = None if raw is False or raw == 0 else check.integer(raw, f"{where}.{key}", 1)
     return Limits(**values)
+
+
+def _wire(check: Checker, value: Any, key: str) -> Wire:
+    try:
+        return parse_wire(check.string(value, key))
+    except BotSpecError as exc:
+        raise check.fail(key, str(exc)) from None
 
 
 def _sandbox(check: Checker, value: Any) -> Sandbox:

@@ -31,7 +31,7 @@ from arena.launch.botspec import BotKind, BotSpec
 from arena.launch.process import Limits, MachineError
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
-from arena.match.hub import Hub, Peer
+from arena.match.hub import Hub
 from arena.match.matchid import PROCESS_KEY
 from arena.match.player import Player
 from arena.match.referee import Referee
@@ -233,8 +233,7 @@ class BotPool:
         # pidfd < 0: already killed and reaped; a second killpg could hit a reused pid.
         if player.process is not None and player.process.pidfd >= 0:
             player.process.kill()
-        if isinstance(player.peer, Peer):
-            self.hub.forget(player.peer)
+        self.hub.forget(player.peer)
 
 
 class MatchRunner:

@@ -8,12 +8,11 @@ every referee event as [-1, payload] since the seat's previous request.
 
 from __future__ import annotations
 
+import select
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-
-import zmq
 
 from arena.clock import ClockError, SeatClock
 from arena.launch.botspec import BotSpec
@@ -121,11 +120,11 @@ class _Session:
             self._wait(deadline)
 
     def _wait(self, deadline: float) -> None:
-        poller = zmq.Poller()
-        for item, _ in self.peer.watch():
-            poller.register(item, zmq.POLLIN)
+        poller = select.poll()
+        for fd in self.peer.fds():
+            poller.register(fd, select.POLLIN)
         if self.process.pidfd >= 0:
-            poller.register(self.process.pidfd, zmq.POLLIN)
+            poller.register(self.process.pidfd, select.POLLIN)
         poller.poll(max(0, min(100, int((deadline - time.monotonic()) * 1000))))
         self.process.drain_output()
         self.peer.pump()

@@ -26,6 +26,7 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.launch import sandbox, uids
+from arena.launch.botspec import Wire
 from arena.launch.process import Limits
 from arena.launch.sandbox import Sandbox
 from arena.launch.uids import pool_range
@@ -83,10 +84,14 @@ def victim(mode: Sandbox, zeromq: bool = False) -> str:
 
 def attack(tmp_path: Path, mode: Sandbox, name: str, arg: str = "", other: str = "",
            clock: ClockSettings | None = None, limits: Limits | None = None) -> tuple[MatchResult, str]:
-    """Play the attacker (seat 0) against an honest bot; return the result and the attack report."""
+    """Play the attacker (seat 0) against an honest bot; return the result and the attack report.
+
+    The pipe injector plays the SDK's bot on its pipes (`transport = "pipes"`): pipes to inject into.
+    """
     log = tmp_path / f"{name}-{secrets.token_hex(3)}.msgpack"
+    wire = Wire.PIPES if name == "inject_pipe" else None
     result, _ = run("blocking", [attacker(name, arg), other or victim(mode)], BOARD, clock=clock, log=log,
-                    sandbox=mode, limits=limits)
+                    sandbox=mode, limits=limits, wire=wire)
     text = "\n".join(read_log(log).output.values()) if log.exists() else ""
     lines = [line for line in text.splitlines() if line.startswith(f"ATTACK {name}:")]
     assert lines, f"the attacker did not report ({result.reason}: {result.detail}); output: {text[-500:]}"
@@ -123,7 +128,7 @@ def bot_uid_processes(marker: bytes = b"") -> list[int]:
                                   "proc_sys"])
 def test_attack_on_others_and_the_kernel_fails(tmp_path: Path, mode: Sandbox, name: str,
                                                organiser_secret: str) -> None:
-    # The token thief plays a ZeroMQ bot: a pipe bot (the SDK's, by default) holds no token.
+    # The token thief plays a ZeroMQ bot (a pipe bot holds no token), the pipe injector one on pipes.
     result, report = attack(tmp_path, mode, name, other=victim(mode, zeromq=name == "steal_token"))
     assert "blocked" in report, report
     honest_bot_unharmed(result)

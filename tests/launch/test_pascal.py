@@ -1,4 +1,4 @@
-"""Pascal arrows modules: real fpc builds, real host processes, real matches and a tournament."""
+"""Pascal arrows modules: real fpc builds, real libraries served by the SDK, real matches and a tournament."""
 
 from __future__ import annotations
 
@@ -76,6 +76,13 @@ def built() -> dict[str, Path]:
     """The example, stranger, probe and included modules, compiled once per session."""
     require("fpc")
     return {path.stem: Path(compile_module(path)[0]) for path in (EXAMPLE, STRANGER, PROBE, INCLUDED)}
+
+
+def serve_on_pipes(library: Path, messages: list[dict], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The SDK serving a compiled module on its pipes, fed these referee messages as JSON lines."""
+    return subprocess.run([sys.executable, "-m", "protocol.run", "--stdio", "--pascal", str(library)],
+                          input="".join(json.dumps(m) + "\n" for m in messages), check=False, capture_output=True,
+                          text=True, timeout=30, cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 def module_with(folder: Path, line: str, name: str = "leak.pas") -> Path:
@@ -175,7 +182,7 @@ def test_an_include_name_is_looked_up_once_and_names_are_bounded(tmp_path: Path,
 
 
 def test_first_error_is_one_line_naming_the_module() -> None:
-    output = ("Compiling arenahost.pas\nCompiling mybot.pas\n"
+    output = ("Compiling arenamodule.pas\nCompiling mybot.pas\n"
               "mybot.pas(10,3) Error: Identifier not found \"x\"\n"
               "mybot.pas(15,1) Fatal: Syntax error, \";\" expected but \"END\" found\n"
               "Fatal: Compilation aborted\nError: /usr/bin/ppcx64 returned an error exitcode\n")
@@ -246,11 +253,11 @@ def test_one_process_plays_several_matches(built: dict[str, Path], tmp_path: Pat
                                         "time_left_ms": 700},
         {"type": "bye"},
     ]
-    done = subprocess.run([str(built["pascal_probe"])], input="".join(json.dumps(m) + "\n" for m in lines),
-                          check=False, capture_output=True, text=True, timeout=10, cwd=tmp_path)
+    done = serve_on_pipes(built["pascal_probe"], lines, tmp_path)
     assert done.returncode == 0, done.stderr
     replies = [json.loads(line) for line in done.stdout.splitlines()]
-    assert replies == [{"type": "ready", "seq": 1}, {"type": "move", "seq": 2, "move": 255},
+    assert replies[0]["type"] == "hello"  # the SDK serves the module's library, and greets
+    assert replies[1:] == [{"type": "ready", "seq": 1}, {"type": "move", "seq": 2, "move": 255},
                        {"type": "ready", "seq": 4}, {"type": "move", "seq": 5, "move": 255}]
     assert done.stderr.count("probe unit initialised") == 1  # the unit's initialisation: once per process
     assert "probe init 1 sec=900" in done.stderr and "probe init 2 sec=900" in done.stderr
@@ -374,7 +381,7 @@ def test_include_of_a_file_outside_the_module_directory_is_refused(tmp_path: Pat
     ("{$LIBRARYPATH /tmp}", "{$LIBRARYPATH /tmp} names files or search paths outside the module"),
     ("{$MACRO ON}{$DEFINE hide:=(*}", "{$DEFINE hide:=(*} defines a macro, whose text could hide directives"),
     ("{$MODE DELPHI} uses secrets in '/etc/hostname';", "`uses … in '…'` reads a unit from a named file"),
-    ("{$I arenahost.pas}", "{$I arenahost.pas} names a file of the arena's own build"),
+    ("{$I arenamodule.pas}", "{$I arenamodule.pas} names a file of the arena's own build"),
 ])
 def test_directives_that_pull_in_other_files_are_refused(tmp_path: Path, no_compiler: None, line: str,
                                                         complaint: str) -> None:
@@ -472,8 +479,7 @@ def test_compile_in_each_sandbox_mode(tmp_path: Path, mode: Sandbox) -> None:
         info = path.lstat()
         assert info.st_uid == os.geteuid() and info.st_gid == os.getegid() and not info.st_mode & 0o002, path
     assert not list(cache.glob(".build-*"))
-    done = subprocess.run([str(program)], input='{"type": "bye"}\n', capture_output=True, text=True, timeout=10,
-                          cwd=tmp_path, check=False)
+    done = serve_on_pipes(program, [{"type": "bye"}], tmp_path)
     assert done.returncode == 0, done.stderr
 
 

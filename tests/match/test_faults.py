@@ -1,4 +1,4 @@
-"""The fault matrix: one real misbehaving process per behaviour and phase, in both isolation modes.
+"""The fault matrix: one real misbehaving process per behaviour and phase, in both isolation modes, on both wires.
 
 For each: the match ends within budget + margin + 1 s (plus bot start-up), the offender loses
 with the right reason, the opponent is credited, no process of the bot survives, the log
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
+from arena.launch.botspec import Wire
 from arena.launch.process import Limits
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import read_log
@@ -61,22 +62,35 @@ FAULTS = [
 ]
 
 
+# On pipes the seat has no token to present and no second connection to open; a bot that
+# never answers its init loses on time there.
+ZEROMQ_ONLY = {"wrong_token", "second_socket"}
+ON_PIPES = {"no_hello": "timeout"}
+
+
 def sandboxes() -> list[Sandbox]:
     if shutil.which("bwrap") is None and not os.environ.get("CI"):
         return [Sandbox.NONE]  # outside CI only; under CI a missing bubblewrap fails the run
     return [Sandbox.NONE, Sandbox.BWRAP]
 
 
-@pytest.mark.parametrize("sandbox", sandboxes())
-@pytest.mark.parametrize(("mode", "reason"), FAULTS)
-def test_fault(tmp_path: Path, mode: str, reason: str, sandbox: Sandbox) -> None:
+def cases() -> list[tuple[str, str, Wire, Sandbox]]:
+    """ZeroMQ in every isolation mode; pipes in the strictest there is (the wire, not the sandbox, differs)."""
+    zeromq = [(mode, reason, Wire.ZEROMQ, sandbox) for sandbox in sandboxes() for mode, reason in FAULTS]
+    pipes = [(mode, ON_PIPES.get(mode, reason), Wire.PIPES, sandboxes()[-1]) for mode, reason in FAULTS
+             if mode not in ZEROMQ_ONLY]
+    return zeromq + pipes
+
+
+@pytest.mark.parametrize(("mode", "reason", "wire", "sandbox"), cases())
+def test_fault(tmp_path: Path, mode: str, reason: str, wire: Wire, sandbox: Sandbox) -> None:
     seat = len(mode) % 2  # both seats get their share of faults
     pidfile = tmp_path / "pids"
     bots = ["sequential", "sequential"]
-    bots[seat] = badbot(mode, pidfile)
+    bots[seat] = badbot(mode, pidfile, wire=wire)
     clock = STARTUP_CLOCK if mode in ("no_hello", "wrong_token") else CLOCK
     log_path = tmp_path / "m.msgpack"
-    result, elapsed = run("blocking", bots, BOARD, clock=clock, log=log_path, limits=LIMITS, sandbox=sandbox)
+    result, elapsed = run("blocking", bots, BOARD, clock=clock, log=log_path, limits=LIMITS, sandbox=sandbox, wire=wire)
     assert (result.reason, result.offender) == (reason, seat), result.detail
     assert result.ranks[seat] == 2 and result.ranks[1 - seat] == 1
     assert result.scores[1 - seat] == 1.0
@@ -87,16 +101,18 @@ def test_fault(tmp_path: Path, mode: str, reason: str, sandbox: Sandbox) -> None
     assert verify(log).ok, verify(log).message
     # The next match with a healthy bot in the same seat runs normally.
     bots[seat] = "random"
-    again, _ = run("blocking", bots, BOARD, clock=clock, sandbox=sandbox)
+    again, _ = run("blocking", bots, BOARD, clock=clock, sandbox=sandbox, wire=wire)
     assert again.reason == "blocked" and again.offender is None
 
 
+@pytest.mark.parametrize("wire", list(Wire))
 @pytest.mark.parametrize(("mode", "reason"), [("garbage_after_move", "protocol"), ("exit_after_move", "crash")])
 def test_what_a_seat_does_while_the_other_thinks_is_judged_at_its_next_request(
-        tmp_path: Path, mode: str, reason: str) -> None:
+        tmp_path: Path, mode: str, reason: str, wire: Wire) -> None:
     """Garbage or an exit after a legal move: the other seat moves, then the seat is charged, at its next turn."""
     log_path = tmp_path / "m.msgpack"
-    result, _ = run("blocking", [badbot(mode), "sequential"], {"rows": 6, "cols": 6}, clock=CLOCK, log=log_path)
+    result, _ = run("blocking", [badbot(mode, wire=wire), "sequential"], {"rows": 6, "cols": 6}, clock=CLOCK,
+                    log=log_path, wire=wire)
     assert (result.reason, result.offender) == (reason, 0), result.detail
     assert result.plies == 2  # its own move and the other seat's: nothing was cut short
     assert verify(read_log(log_path)).ok

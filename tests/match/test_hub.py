@@ -1,9 +1,14 @@
-"""The referee's side of the wire under hostile input: real sockets, random and mutated frames."""
+"""The referee's ZeroMQ seats under hostile input: real libzmq peers, raw ZMTP bytes, random and mutated frames."""
 
 from __future__ import annotations
 
 import itertools
+import os
 import resource
+import select
+import socket
+import sys
+import threading
 import time
 
 import msgpack
@@ -12,11 +17,16 @@ import zmq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.match.hub import Hub, Peer
-from arena.match.transport import Inbox
+from arena.clock import ClockSettings
+from arena.logs.matchlog import read_log
+from arena.match.hub import MAX_PENDING, Hub, Peer
+from arena.match.transport import Inbox, SeatState
+from protocol import zmtp
 from protocol.codec import encode
+from tests.helpers import FIXTURES, run
 
 FUZZ_FRAMES = 2000  # inputs per hypothesis run below (documented in README.md's Isolation section)
+HELLO = {"type": "hello", "protocol": 1, "token": "secret-token", "name": "fuzz"}
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +36,7 @@ def link():
     dealer = zmq.Context.instance().socket(zmq.DEALER)
     dealer.setsockopt(zmq.LINGER, 0)
     dealer.connect(peer.endpoint)
-    dealer.send(encode({"type": "hello", "protocol": 1, "token": "secret-token", "name": "fuzz"}))
+    dealer.send(encode(HELLO))
     wait_for(peer, lambda: peer.connected)
     yield hub, peer, dealer
     dealer.close()
@@ -34,9 +44,12 @@ def link():
 
 
 def wait_for(peer: Peer, condition, timeout: float = 2.0) -> None:
+    poller = select.poll()
+    for fd in peer.fds():
+        poller.register(fd, select.POLLIN)
     deadline = time.monotonic() + timeout
     while not condition() and time.monotonic() < deadline:
-        if peer.sock.poll(10):
+        if poller.poll(10):
             peer.pump()
     peer.pump()
 
@@ -44,6 +57,29 @@ def wait_for(peer: Peer, condition, timeout: float = 2.0) -> None:
 def reset(peer: Peer) -> None:
     """A clean peer for the next fuzz frame (white-box: the contract has no way to forgive a violation)."""
     peer._inbox = Inbox()
+
+
+def hand_dealer(peer: Peer, token: str, name: str) -> zmtp.Dealer:
+    """The SDK's own DEALER, connected and admitted (made in a thread: it waits for the seat's READY)."""
+    made: list[zmtp.Dealer] = []
+
+    def connect() -> None:
+        dealer = zmtp.Dealer(peer.endpoint)
+        dealer.send(encode({"type": "hello", "protocol": 1, "token": token, "name": name}))
+        made.append(dealer)
+
+    thread = threading.Thread(target=connect)
+    thread.start()
+    wait_for(peer, lambda: peer.connected and bool(made))
+    thread.join(5)
+    return made[0]
+
+
+def raw_connection(peer: Peer) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(zmtp.ipc_path(peer.endpoint))
+    sock.settimeout(2)
+    return sock
 
 
 def test_wrong_token_and_unsolicited_peers_never_get_the_seat() -> None:
@@ -59,21 +95,98 @@ def test_wrong_token_and_unsolicited_peers_never_get_the_seat() -> None:
         sock.connect(peer.endpoint)
         sock.send(encode(hello))
         intruders.append(sock)
-    wait_for(peer, lambda: peer.ignored == 3)
-    assert not peer.connected and peer.ignored == 3 and not peer._inbox.messages
+    wait_for(peer, lambda: peer.ignored >= 3)  # each refused connection is closed
+    assert not peer.connected and peer.ignored >= 3 and not peer._inbox.messages
     good = ctx.socket(zmq.DEALER)
     good.setsockopt(zmq.LINGER, 0)
     good.connect(peer.endpoint)
     good.send(encode({"type": "hello", "protocol": 1, "token": "right", "name": "ok"}))
     wait_for(peer, lambda: peer.connected)
     assert peer.connected and peer.name == "ok"
-    # A second connection with the same token still speaks for nobody.
-    intruders[0].send(encode({"type": "hello", "protocol": 1, "token": "right", "name": "late"}))
-    intruders[0].send(encode({"type": "move", "seq": 1, "move": [0, 0]}))
-    wait_for(peer, lambda: peer.ignored == 5)  # both frames taken, and set aside
-    assert peer.ignored == 5 and not peer._inbox.messages and peer.name == "ok"
-    for sock in [*intruders, good]:
+    assert good.poll(2000) and msgpack.unpackb(good.recv()) == {"type": "welcome", "protocol": 1}
+    # A second connection with the same token still speaks for nobody: the taken seat accepts none.
+    late = ctx.socket(zmq.DEALER)
+    late.setsockopt(zmq.LINGER, 0)
+    late.connect(peer.endpoint)
+    late.send(encode({"type": "hello", "protocol": 1, "token": "right", "name": "late"}))
+    late.send(encode({"type": "move", "seq": 1, "move": [0, 0]}))
+    with pytest.raises(ConnectionRefusedError):
+        raw_connection(peer)
+    wait_for(peer, lambda: bool(peer._inbox.messages), 0.3)
+    assert not peer._inbox.messages and peer.name == "ok"
+    good.send(encode({"type": "ready", "seq": 1}))  # the holder still speaks for the seat
+    wait_for(peer, lambda: bool(peer._inbox.messages))
+    assert peer.take() == {"type": "ready", "seq": 1}
+    for sock in [*intruders, good, late]:
         sock.close()
+    hub.close()
+
+
+def test_strangers_bytes_and_sieges_are_refused_without_harm() -> None:
+    hub = Hub()
+    peer = hub.expect("right")
+    http = raw_connection(peer)
+    http.sendall(b"GET / HTTP/1.0\r\n\r\n")  # not ZMTP: closed at the first byte
+    wait_for(peer, lambda: peer.ignored >= 1)
+    assert http.recv(4096).startswith(zmtp.SIGNATURE)  # the greeting went out first
+    assert http.recv(4096) == b"", "a stranger's connection is closed"
+    curve = raw_connection(peer)
+    curve.sendall(zmtp.SIGNATURE + bytes((3, 0)) + b"CURVE".ljust(20, b"\x00") + bytes(32))
+    huge = raw_connection(peer)  # a frame announcing 2**62 bytes: refused from its header
+    huge.sendall(zmtp.greeting() + zmtp.ready(b"DEALER") + b"\x02" + (2**62).to_bytes(8, "big"))
+    wait_for(peer, lambda: peer.ignored >= 3)
+    assert peer.ignored >= 3 and peer.state is SeatState.WAITING
+    # Connections that never say anything hold no more than MAX_PENDING places.
+    silent = []
+    for _ in range(MAX_PENDING + 4):
+        silent.append(raw_connection(peer))
+        wait_for(peer, lambda: len(peer._pending) + peer.ignored >= 3 + len(silent))
+    assert len(peer._pending) <= MAX_PENDING
+    for sock in [http, curve, huge, *silent]:
+        sock.close()
+    # The seat is still there for its bot, speaking ZMTP by hand.
+    bot = hand_dealer(peer, "right", "by hand")
+    assert msgpack.unpackb(bot.recv()) == {"type": "welcome", "protocol": 1}
+    assert peer.connected and peer.name == "by hand"
+    bot.close()
+    wait_for(peer, lambda: peer.state is SeatState.GONE)
+    assert peer.state is SeatState.GONE
+    hub.close()
+
+
+def test_a_multi_frame_message_and_broken_framing_are_violations(link) -> None:
+    hub, peer, dealer = link
+    sync(peer, dealer)
+    dealer.send_multipart([encode({"type": "ready", "seq": 1}), b"tail"])
+    wait_for(peer, lambda: bool(peer.violation))
+    assert peer.violation == "message of 2 frames (one frame per message)"
+
+
+def test_a_pipes_only_hub_makes_nothing_and_a_seat_makes_its_directory() -> None:
+    hub = Hub()
+    assert hub.directory is None
+    hub.close()
+    hub = Hub()
+    peer = hub.expect()
+    assert hub.directory is not None and peer.endpoint.startswith(f"ipc://{hub.directory}/")
+    directory = hub.directory
+    hub.close()
+    assert not os.path.exists(directory)
+
+
+def test_a_temporary_folder_too_long_for_an_address_puts_the_seats_in_tmp(tmp_path, monkeypatch) -> None:
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(deep))
+    hub = Hub()
+    peer = hub.expect("secret-token")
+    assert hub.directory is not None and hub.directory.startswith("/tmp/")
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 0)
+    dealer.connect(peer.endpoint)
+    dealer.send(encode(HELLO))
+    wait_for(peer, lambda: peer.connected)
+    dealer.close()
     hub.close()
 
 
@@ -94,6 +207,20 @@ def test_random_frames_become_violations_or_messages_never_exceptions(link, fram
     wait_for(peer, lambda: bool(peer.violation) or any(m.get("seq") == marker for m in peer._inbox.messages))
     assert peer.violation or [m.get("seq") for m in peer._inbox.messages][-1] == marker
     assert len(peer._inbox.messages) <= 2
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.binary(min_size=1, max_size=300))
+def test_random_bytes_on_the_wire_become_a_violation_or_messages_never_exceptions(stream: bytes) -> None:
+    hub = Hub()
+    peer = hub.expect("t")
+    bot = hand_dealer(peer, "t", "raw")
+    bot.sock.sendall(stream)  # after the handshake: whatever the bytes say, then the end
+    bot.close()
+    wait_for(peer, lambda: peer.state is not SeatState.CONNECTED)
+    assert peer.state in (SeatState.GONE, SeatState.VIOLATED)
+    assert all(isinstance(m, dict) for m in peer._inbox.messages)
+    hub.close()
 
 
 MARKERS = itertools.count(1000)
@@ -118,6 +245,7 @@ def nest(depth: int) -> object:
 
 def test_memory_stays_bounded_under_a_flood_of_large_frames(link) -> None:
     hub, peer, dealer = link
+    sync(peer, dealer)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     frame = msgpack.packb({"type": "move", "seq": 1, "move": "x" * 900_000})
     for _ in range(200):  # 180 MB in all
@@ -127,3 +255,26 @@ def test_memory_stays_bounded_under_a_flood_of_large_frames(link) -> None:
         assert peer.violation  # a 900 kB string breaks the string-length limit
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert (after - before) < 100_000  # KiB: frames are not kept
+
+
+def test_an_oversized_frame_is_a_violation_named_from_its_header() -> None:
+    hub = Hub()
+    peer = hub.expect("t")
+    bot = hand_dealer(peer, "t", "big")
+    bot.sock.sendall(b"\x02" + (2 << 20).to_bytes(8, "big") + b"x" * 1000)  # announces 2 MiB, sends 1 kB
+    wait_for(peer, lambda: bool(peer.violation))
+    assert peer.violation == "ZMTP: a message of more than 1048576 bytes"
+    bot.close()
+    hub.close()
+
+
+@pytest.mark.parametrize(("mode", "reason"), [("ping", "timeout"), ("chatter", "protocol")])
+def test_a_bot_flooding_its_seat_cannot_stall_the_referee(tmp_path, mode: str, reason: str) -> None:
+    """PINGs whose PONGs are never read, or stale replies as fast as a bot can write: the clock still rules."""
+    clock = ClockSettings(budget_ms=1000, margin_ms=200, startup_ms=5000)
+    log = tmp_path / "m.msgpack"
+    result, elapsed = run("blocking", [f"exec:{sys.executable} {FIXTURES / 'pinger.py'} {mode}", "sequential"],
+                          {"rows": 4, "cols": 4}, clock=clock, log=log)
+    assert (result.reason, result.offender) == (reason, 0), result.detail
+    assert elapsed < 1.2 + 5.0, f"the match took {elapsed:.1f} s"  # the budget, the margin, the start-ups
+    assert f"ATTACK {mode}: flooding the seat" in read_log(log).output[0]  # the flood did happen

@@ -12,7 +12,7 @@ from arena.launch.botspec import parse_bot_spec
 from arena.launch.process import BotProcess
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
-from arena.match import stdio
+from arena.match import stdio, transport
 from tests.helpers import FIXTURES, run
 
 BOT = f"stdio:{sys.executable} {FIXTURES / 'stdiobot.py'}"
@@ -57,12 +57,12 @@ time.sleep(30)
 
 def test_a_line_longer_than_the_pipe_waits_for_the_bot_to_read_it_within_a_grace(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stdio, "SEND_GRACE_S", 3.0)
+    monkeypatch.setattr(transport, "SEND_GRACE_S", 3.0)
     long_line = {"type": "end", "seq": 1, "match": "m", "scores": [], "ranks": [], "reason": "x" * 1_500_000}  # more than the pipe holds, enlarged
     script = tmp_path / "reader.py"
     for reads, grace in ((True, 3.0), (False, 0.3)):
         script.write_text(READER if reads else "import time\ntime.sleep(30)\n")
-        monkeypatch.setattr(stdio, "SEND_GRACE_S", grace)
+        monkeypatch.setattr(transport, "SEND_GRACE_S", grace)
         process = BotProcess(parse_bot_spec(f"stdio:{sys.executable} {script}", "blocking"), "", "", stdio=True)
         process.start()
         try:

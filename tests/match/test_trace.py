@@ -26,11 +26,12 @@ def trace_lines(path: Path) -> list[dict[str, Any]]:
 
 
 def test_trace_holds_every_message_of_a_match_both_ways(tmp_path: Path) -> None:
-    # A ZeroMQ bot, a plain stdio bot and a Python bot (the SDK on its pipes, which greets).
-    for other, via in ((ZMQ_RANDOM, "zmq"), ("random", "stdio")):
-        trace = tmp_path / f"trace-{via}.jsonl"
+    # Against a plain stdio bot: an exec: ZeroMQ bot, a Python bot on its default wire (ZeroMQ),
+    # and the same on its pipes (the SDK greets there too).
+    for other, wire, via in ((ZMQ_RANDOM, "zeromq", "zmq"), ("random", "", "zmq"), ("random", "pipes", "stdio")):
+        trace = tmp_path / f"trace-{via}-{wire}.jsonl"
         done = arena("match", "blocking", other, STDIO_BOT, "--seed", "3", "--set", "rows=5", "--set", "cols=5",
-                     "--trace", str(trace), "--json", cwd=tmp_path)
+                     "--trace", str(trace), "--json", *(("--transport", wire) if wire else ()), cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
         lines = trace_lines(trace)
@@ -69,7 +70,7 @@ def test_trace_of_a_pascal_module(tmp_path: Path) -> None:
                  "--trace", str(trace), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     pascal = [line for line in trace_lines(trace) if line["seat"] == 0]
-    assert {line["via"] for line in pascal} == {"stdio"}
+    assert {line["via"] for line in pascal} == {"zmq"}
     assert any(line["dir"] == "from" and line["message"]["type"] == "move" for line in pascal)
 
 

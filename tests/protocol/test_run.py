@@ -1,4 +1,4 @@
-"""The Python SDK's serve loops: on the bot's own pipes (how the arena starts Python bots) and over ZeroMQ."""
+"""The Python SDK's serve loops: over ZeroMQ (how the arena starts Python bots) and on the bot's own pipes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.clock import ClockSettings
+from arena.launch.botspec import Wire
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from tests.helpers import ROOT, run
@@ -40,11 +43,12 @@ def bot_file(tmp_path: Path, before: str = "", turn: str = "pass") -> str:
     return str(path)
 
 
-def test_a_python_bot_plays_on_its_pipes_and_what_it_prints_or_reads_is_its_own(tmp_path: Path) -> None:
+@pytest.mark.parametrize("wire", list(Wire))
+def test_a_python_bot_plays_and_what_it_prints_or_reads_is_its_own(tmp_path: Path, wire: Wire) -> None:
     bot = bot_file(tmp_path, before='print("printed at import")',
                    turn='print("stdin gave", repr(sys.stdin.read()))')
     log = tmp_path / "m.msgpack"
-    result, _ = run("blocking", [bot, "random"], BOARD, log=log)
+    result, _ = run("blocking", [bot, "random"], BOARD, log=log, wire=wire)
     assert (result.reason, result.offender) == ("blocked", None), result.detail
     match = read_log(log)
     assert verify(match).ok
@@ -56,13 +60,14 @@ def test_a_python_bot_plays_on_its_pipes_and_what_it_prints_or_reads_is_its_own(
     assert f"names {match.names} match {match.header['bot_match']}" in output, output
 
 
-def test_a_python_bots_start_up_is_not_charged_to_its_clock(tmp_path: Path) -> None:
+@pytest.mark.parametrize("wire", list(Wire))
+def test_a_python_bots_start_up_is_not_charged_to_its_clock(tmp_path: Path, wire: Wire) -> None:
     slow = bot_file(tmp_path, before="time.sleep(1.0)")  # a heavy import, say
     clock = ClockSettings(budget_ms=300, margin_ms=100)
-    result, _ = run("blocking", [slow, "random"], BOARD, clock=clock)
+    result, _ = run("blocking", [slow, "random"], BOARD, clock=clock, wire=wire)
     assert (result.reason, result.offender) == ("blocked", None), result.detail
     tight = ClockSettings(budget_ms=300, margin_ms=100, startup_ms=400)
-    result, _ = run("blocking", [slow, "random"], BOARD, clock=tight)
+    result, _ = run("blocking", [slow, "random"], BOARD, clock=tight, wire=wire)
     assert (result.reason, result.offender) == ("protocol", 0), result.detail
     assert "no valid hello within 400 ms" in result.detail
 
@@ -78,12 +83,12 @@ for fd in sorted(int(n) for n in os.listdir("/proc/self/fd")):
     except OSError:
         pass
 """
-    result, _ = run("blocking", [bot_file(tmp_path, before=forge), "random"], BOARD)
+    result, _ = run("blocking", [bot_file(tmp_path, before=forge), "random"], BOARD, wire=Wire.PIPES)
     assert (result.reason, result.offender) == ("protocol", 0), result.detail
     assert "first line must be a hello, not a 'move'" in result.detail, result.detail
 
 
-def test_the_sdk_still_serves_over_zeromq(tmp_path: Path) -> None:
+def test_the_sdk_started_by_hand_serves_over_zeromq(tmp_path: Path) -> None:
     bot = bot_file(tmp_path)
     zmq_bot = f"exec:{sys.executable} -m protocol.run {bot}"
     result, _ = run("blocking", [zmq_bot, f"exec:{sys.executable} -m protocol.run bots.blocking.simple:RandomBot"],

@@ -112,9 +112,11 @@ def lines(log_path: Path, name: str, prefix: str) -> list[Any]:
 def shape(seen: dict[str, Any]) -> dict[str, Any]:
     """What a process sees of where it runs, with the values drawn afresh for each process made alike."""
     text = json.dumps(seen, sort_keys=True)
-    text = re.sub(r"arena-bot-[A-Za-z0-9_]+", "arena-bot-RANDOM", text)
+    text = re.sub(r"arena-(bot|hub)-[A-Za-z0-9_]+", r"arena-\1-RANDOM", text)
+    text = re.sub(r"seat\d+\.sock", "seatN.sock", text)  # the seat, which init says anyway
     data = json.loads(text)
     data["env"]["ARENA_BOT_MARK"] = re.sub(r"[0-9a-f]{16}", "MARK", data["env"].get("ARENA_BOT_MARK", ""))
+    data["env"]["ARENA_TOKEN"] = re.sub(r"[0-9a-f]{32}", "TOKEN", data["env"].get("ARENA_TOKEN", ""))
     return data
 
 

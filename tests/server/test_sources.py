@@ -27,7 +27,8 @@ def test_single_files_get_their_languages_build_and_run() -> None:
     assert python.run == "{dir}/fewest.py" and python.files == {"fewest.py": FEWEST}
     c = read_upload("bot.c", b"int main(void){return 0;}", LIMITS, "blocking")
     assert c.build.startswith("cc ") and c.run == "exec:{dir}/bot"
-    assert read_upload("bot.js", b"1;", LIMITS, "blocking").run == "stdio:node {dir}/bot.js"
+    js = read_upload("bot.js", b"1;", LIMITS, "blocking").run  # JSON lines, served over ZeroMQ in its process
+    assert js.startswith("exec:node --require ") and js.endswith("protocol/node/zmq_lines.js {dir}/bot.js")
 
 
 @pytest.mark.parametrize("name, data, words", [
