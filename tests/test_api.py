@@ -66,7 +66,6 @@ def test_render_shows_the_viewer_in_a_frame(tmp_path: Path, monkeypatch: pytest.
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: play_match("chess", ["a", "b"]), "unknown game 'chess'"),
     (lambda: play_match("blocking", "perfect"), "a list of BOT specs"),
-    (lambda: play_match("blocking", ["perfect", "random"], colour="red"), "unknown option 'colour'"),
     (lambda: play_match("blocking", ["perfect", "nobody"]), "nobody"),
     (lambda: run_series("blocking", ["perfect", "random"], 3), "multiple of the seats"),
     (lambda: run_series("blocking", ["perfect", "random"], 0), "a positive number of games"),

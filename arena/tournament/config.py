@@ -23,7 +23,7 @@ from typing import Any
 
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, UnknownGame, get_game
-from arena.launch.botspec import BotKind, BotOptionsError, BotSpec, BotSpecError, parse_bot_spec
+from arena.launch.botspec import BotKind, BotOptionsError, BotSpec, BotSpecError, parse_bot_spec, unique_names
 from arena.launch.process import LaunchError, Limits, check_folder
 from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
@@ -352,6 +352,7 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
         raise check.fail("bots", "missing (a list of BOT specs or tables with spec, name, options)")
     entries: list[BotEntry] = []
     names: set[str] = set()
+    given: set[str] = set()  # names given explicitly: no other entry may take them
     for i, item in enumerate(check.array(data["bots"], "bots")):
         key = f"bots[{i}]"
         if isinstance(item, str):
@@ -383,12 +384,17 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
                 raise check.fail(f"{key}.dir", f"{own} does not hold the bot's own files ({spec.files}), "
                                  "which would not be shown to it")
             spec = dataclasses.replace(spec, files=str(own))
-        if spec.name in names:
+        if spec.name in names and (display or spec.name in given):
             raise check.fail(f"{key}.name", f"duplicate bot name {spec.name!r} (give each entry its own name)")
         names.add(spec.name)
+        if display:
+            given.add(display)
         limits = _limits(check, item["limits"], f"{key}.limits") if "limits" in item else None
         entries.append(BotEntry(spec.name, spec, limits))
-    return entries
+    # Names not given are made from the specs and numbered where two coincide (`bot`, `bot-2`).
+    unique = unique_names([e.name for e in entries], [bool(e.spec.display) for e in entries])
+    return [e if e.name == name else dataclasses.replace(e, name=name, spec=dataclasses.replace(e.spec, display=name))
+            for e, name in zip(entries, unique)]
 
 
 def bot_labels(bots: list[BotEntry]) -> list[tuple[str, BotSpec]]:

@@ -78,14 +78,13 @@ def test_more_seats_report_standings(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (("blocking", "random", "random", "--games", "3"), "--games must be a multiple of the seats (2)"),
+    (("blocking", "random", "random", "--games", "3"), "games must be a multiple of the seats (2)"),
     (("blocking", "random", "random", "--sprt", "elo0=0,elo1=5"), "--sprt is for a series: add --games N"),
     (("blocking", "random", "random", "--games", "2", "--sprt", "elo0=5,elo1=0"), "must be below elo1"),
     (("blocking", "random", "random", "--games", "2", "--sprt", "elo0=0,elo1=5,x=1"), "unknown key 'x'"),
     (("blocking", "random", "random", "--games", "2", "--sprt", "elo0=0"), "elo1 is missing"),
     (("blocking", "random", "random", "--games", "2", "--sprt", "elo0=a,elo1=5"), "--sprt.elo0: must be a number"),
     (("blocking", "random", "random", "--games", "2", "--log", "x.msgpack"), "--log is for a single match"),
-    (("blocking", "random", "random", "--games", "2", "--resume"), "--resume needs --out DIR"),
     (("blocky", "greedy", "random", "smart", "--games", "3", "--sprt", "elo0=0,elo1=5"), "compares two bots"),
 ])
 def test_bad_series_options_get_one_line(tmp_path: Path, args, message: str) -> None:

@@ -34,15 +34,20 @@ def test_a_config_with_sprt_stops_early_and_verifies(tmp_path: Path) -> None:
     assert verify.returncode == 0, verify.stdout
 
 
-def test_report_every_prints_the_standings_during_the_run(tmp_path: Path) -> None:
+def test_report_every_prints_a_standings_line_during_the_run(tmp_path: Path) -> None:
     data = TWO | {"bots": ["perfect", "random", "maxblock"], "setups": {"random": {"count": 2, "rows": 4,
                                                                                     "cols": 4}}}
     config = write_config(tmp_path / "three.toml", data)
     out = cli("tournament", str(config), "--out", str(tmp_path / "out"), "--workers", "1", "--report-every", "4")
     assert out.returncode == 0, out.stderr
-    # 12 matches: standings after 4 and 8 during the run, then the final table
-    assert out.stdout.count("| perfect ") == 3, out.stdout
-    assert "leader perfect" in out.stderr  # the progress line names the leader
+    # 12 matches: a line after 4 and after 8 during the run (stderr is no terminal: no bar), then the table
+    said = out.stderr.splitlines()
+    running = [line for line in said if line.startswith("After ")]
+    assert [line.split(":")[0] for line in running] == ["After 4 of 12 games", "After 8 of 12 games"], said
+    assert all("perfect" in line and "random" in line and "maxblock" in line for line in running)
+    assert len([line for line in said if line.startswith("Finished game ")]) == 12
+    assert "\r" not in out.stderr
+    assert out.stdout.count("| perfect ") == 1, out.stdout
 
 
 @pytest.mark.parametrize(("sprt", "needle"), [
