@@ -26,7 +26,8 @@ def register(subparsers: Any) -> None:
 VERIFY_HELP = "check a tournament directory as a whole: store, logs, reports"
 VERIFY_DESCRIPTION = ("Check that DIR's store holds one row per scheduled match, that every played match's log is "
                       "signed, re-simulates and agrees with its row, and that the reports are what the store gives. "
-                      "Prints one line per problem; exit 0: all holds, 1: problems, 2: not a results directory.")
+                      "Prints one line per kind of problem (counted, with examples; --all: every one); exit 0: all holds, "
+                      "1: problems or matches still to play, 2: not a results directory.")
 
 
 def add_verify(subparsers: Any, func: Any = None, help: str = VERIFY_HELP, description: str = VERIFY_DESCRIPTION,
@@ -36,6 +37,8 @@ def add_verify(subparsers: Any, func: Any = None, help: str = VERIFY_HELP, descr
     v.add_argument("dir", metavar="DIR", help=dir_help)
     v.add_argument("--jobs", type=positive_int, metavar="N",
                    help="processes re-simulating logs (default: the cores, at most 8)")
+    v.add_argument("--all", action="store_true",
+                   help="every problem on a line of its own (default: a kind found many times is one line, counted)")
     v.set_defaults(func=func or cmd_verify)
 
 
@@ -50,7 +53,7 @@ def report_verification(args: argparse.Namespace, check: Callable[..., Report]) 
         report = check(args.dir, jobs=args.jobs)
     except NotResults as exc:
         raise CliError(str(exc)) from None
-    for line in report.problems:
+    for line in report.lines(every=args.all):
         print(line)
     print(report.summary(), flush=True)
     return EXIT_OK if report.ok else EXIT_FAILED

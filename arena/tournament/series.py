@@ -162,15 +162,15 @@ class SeriesTally:
 
 
 def unplayed_problems(settings: SprtSettings, players: int, written: Iterable[MatchRecord],
-                      missing: Iterable[tuple[str, tuple[int, int]]]) -> list[str]:
-    """Why scheduled matches without a row are not explained by an SPRT stop (empty: they are).
+                      missing: Iterable[tuple[str, tuple[int, int]]]) -> tuple[list[str], str]:
+    """The scheduled matches without a row that an SPRT stop does not explain, and why they are still to play.
 
     The rows, counted in the order they were written, must reach a decision; a game pair is then
     either finished or not begun (missing: (match id, (setup, round)) of each match without a row).
     """
     missing = list(missing)
     if not missing:
-        return []
+        return [], ""
     tally = SeriesTally(players, settings)
     begun: set[tuple[int, int]] = set()
     for record in written:
@@ -178,8 +178,7 @@ def unplayed_problems(settings: SprtSettings, players: int, written: Iterable[Ma
         tally.observe(record)
     if not tally.decided:
         state = tally.state()
-        llr = f"{state.llr:.2f}" if state is not None else "?"
-        return [f"match {match}: no result row, and the SPRT had not decided (LLR {llr} within its bounds)"
-                for match, _ in missing]
-    return [f"match {match}: no result row, but the other game of its pair was played (--resume finishes it)"
-            for match, key in missing if key in begun]
+        llr = f"LLR {state.llr:.2f} within [{state.lower:.2f}, {state.upper:.2f}]" if state is not None else ""
+        return [match for match, _ in missing], f"the SPRT has not decided yet: {llr}"
+    half = [match for match, key in missing if key in begun]
+    return half, "the other game of their pairs was played" if half else ""

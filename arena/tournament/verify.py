@@ -17,6 +17,8 @@ import io
 import json
 import math
 import os
+import re
+import sys
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -24,6 +26,8 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
+
+from tqdm import tqdm  # type: ignore[import-untyped]
 
 from arena.games import GameError, UnknownGame, get_game
 from arena.logs.matchlog import MAX_LOG_BYTES, LogError, parse_log
@@ -62,23 +66,79 @@ class NotResults(Exception):
 
 @dataclass
 class Report:
-    """What `arena verify` found: the problem lines and how much was checked."""
+    """What `arena verify` found: the problem lines, the matches still to play, and how much was checked."""
 
     directory: Path
     problems: list[str] = field(default_factory=list)
     matches: int = 0  # result rows checked
     logs: int = 0  # log files read
+    scheduled: int = 0  # matches the schedule holds
+    unplayed: list[str] = field(default_factory=list)  # matches without a row that should have one: a run to finish
+    unplayed_why: str = ""  # why those are still to play (an undecided SPRT, a pair begun)
+    reports_pending: bool = False  # the run never ended, so it wrote no reports yet
 
     @property
     def ok(self) -> bool:
-        """True when nothing disagrees."""
-        return not self.problems
+        """True when nothing disagrees and nothing is left to play."""
+        return not self.problems and not self.unplayed
 
     def summary(self) -> str:
         """The last line: how much was verified and the verdict."""
         count = len(self.problems)
-        verdict = "OK" if self.ok else f"{count} problem{'s' if count != 1 else ''}"
-        return f"verified {self.matches} matches, {self.logs} logs: {verdict}"
+        found = f"{count} problem{'s' if count != 1 else ''}"
+        if self.unplayed:
+            rest = f", {found}" if count else ", nothing else wrong"
+            return (f"verified {self.matches} matches, {self.logs} logs: incomplete ({len(self.unplayed)} of "
+                    f"{self.scheduled} matches to play){rest}")
+        return f"verified {self.matches} matches, {self.logs} logs: {'OK' if self.ok else found}"
+
+    def lines(self, every: bool = False) -> list[str]:
+        """What to print above the summary: the run still to finish, then each kind of problem once.
+
+        A kind of problem found more than EXAMPLES times is one line with its count and the first
+        examples (every=True: every line as found).
+        """
+        out = []
+        if self.unplayed:
+            why = f" ({self.unplayed_why})" if self.unplayed_why else ""
+            reports = "; its reports are written when it ends" if self.reports_pending else ""
+            some = len(self.unplayed)
+            out.append(f"incomplete: {self.scheduled - some} of {self.scheduled} matches have a result, "
+                       f"{some} {'has' if some == 1 else 'have'} none yet{why} ({_examples(self.unplayed)}){reports}; "
+                       f"the same command with --resume --out {self.directory} finishes it")
+        return out + (list(self.problems) if every else grouped(self.problems))
+
+
+EXAMPLES = 3  # the examples a line of many problems of one kind shows
+_SUBJECT = re.compile(r"^(match (?P<match>[^ :]+)|(?P<path>[^ :]*/[^ :]*)): ")
+_DETAIL = re.compile(r"'[^']*'|\"[^\"]*\"|\[[^\]]*\]|-?\d+(\.\d+)?")
+
+
+def _examples(subjects: list[str]) -> str:
+    shown = ", ".join(subjects[:EXAMPLES])
+    return f"e.g. {shown}, ..." if len(subjects) > EXAMPLES else shown
+
+
+def grouped(problems: list[str]) -> list[str]:
+    """Problem lines with each kind that repeats (same words about another match or file) said once, counted."""
+    kinds: dict[str, list[tuple[str, str]]] = {}
+    for line in problems:
+        found = _SUBJECT.match(line)
+        if found is None:
+            kinds.setdefault(line, []).append(("", line))
+            continue
+        subject = found.group("match") or Path(found.group("path")).name
+        kinds.setdefault(_DETAIL.sub("#", line[found.end():]), []).append((subject, line))
+    out = []
+    for members in kinds.values():
+        if len(members) <= EXAMPLES:
+            out += [line for _, line in members]
+            continue
+        first = members[0][1]
+        said = first[_SUBJECT.match(first).end():]  # type: ignore[union-attr]
+        out.append(f"{len(members)} times: {said} ({_examples([subject for subject, _ in members])}; "
+                   "--all lists every one)")
+    return out
 
 
 @dataclass(frozen=True)
@@ -317,23 +377,23 @@ class _Verifier:
         for match in counts:
             if match not in schedule:
                 self.problem(f"match {match}: a result row, but no such match is scheduled")
-        logs = self.dir / "logs"
+        self.report.scheduled = len(schedule)
+        unplayed = [(m, (t.setup, t.round)) for m, t in schedule.items() if m not in counts]
         if config.get("sprt") is not None:  # a series stopped by its SPRT: the rest was never to be played
-            unplayed = [(m, (t.setup, t.round)) for m, t in schedule.items() if m not in counts]
             try:
                 settings = sprt_settings(config["sprt"])
             except (SprtSettingsError, TypeError) as exc:
                 self.problem(f"{self.dir}: the stored SPRT settings cannot be used: {exc}")
                 settings = None
-            for line in unplayed_problems(settings, players, written, unplayed) if settings else []:
-                self.problem(line)
-            schedule_missing: dict[str, MatchTask] = {}
+            if settings is not None:
+                self.report.unplayed, self.report.unplayed_why = unplayed_problems(settings, players, written,
+                                                                                   unplayed)
         else:
-            schedule_missing = schedule
-        for match, task in schedule_missing.items():
-            if match not in counts:
-                there = (logs / f"{match}{LOG_SUFFIX}").exists()
-                self.problem(f"match {match}: no result row" + (" (its log exists)" if there else ""))
+            self.report.unplayed = [match for match, _ in unplayed]
+        for match in self.report.unplayed:
+            if (self.dir / "logs" / f"{match}{LOG_SUFFIX}").exists():
+                self.problem(f"match {match}: no result row, but its log exists (a game in flight when the run "
+                             "stopped, or a row deleted)")
         jobs = []
         key, signed = self._key()
         for record in ordered:
@@ -363,6 +423,10 @@ class _Verifier:
         self._check_stray_logs(counts, schedule)
         if malformed:
             self.problem(f"{self.dir}: reports not compared: the store holds malformed rows")
+            return
+        if self.report.unplayed and not any((self.dir / name).exists() for name in (STANDINGS_JSON, STANDINGS_MD,
+                                                                                     MATCHES_CSV)):
+            self.report.reports_pending = True  # a run writes them when it ends
             return
         try:
             standings = compute(meta, ordered, written)
@@ -436,9 +500,15 @@ class _Verifier:
         workers = self.jobs or min(8, len(os.sched_getaffinity(0)))
         if len(jobs) < PARALLEL_FROM or workers < 2:
             return [check_log(job) for job in jobs]
-        # Re-simulation is pure CPU per log: spread it over cores (fork: nothing to import again).
-        with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-            return list(pool.map(check_log, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
+        # Re-simulation is pure CPU per log: spread it over cores (fork: nothing to import again). On a
+        # terminal a bar shows how far it is; a log file gets nothing but the result.
+        bar = tqdm(total=len(jobs), unit="log", desc="verify", disable=not sys.stderr.isatty(), leave=False)
+        found = []
+        with bar, ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+            for result in pool.map(check_log, jobs, chunksize=max(1, min(50, len(jobs) // (workers * 4)))):
+                found.append(result)
+                bar.update(1)
+        return found
 
     def _check_stray_logs(self, counts: Counter[str], schedule: dict[str, MatchTask]) -> None:
         logs = self.dir / "logs"

@@ -96,7 +96,9 @@ def test_unplayed_matches_need_a_decision_and_whole_pairs() -> None:
     settings = SprtSettings(0.0, 50.0)
     wins = [record(s, bots, [1, 2] if bots[0] == 0 else [2, 1]) for s in range(30) for bots in ([0, 1], [1, 0])]
     missing = [("s40-r0-b0-b1", (40, 0))]
-    assert unplayed_problems(settings, 2, wins, missing) == []
-    assert "the SPRT had not decided" in unplayed_problems(settings, 2, wins[:4], missing)[0]
+    assert unplayed_problems(settings, 2, wins, missing) == ([], "")
+    undecided, why = unplayed_problems(settings, 2, wins[:4], missing)
+    assert undecided == [match for match, _ in missing] and why.startswith("the SPRT has not decided yet: LLR ")
     half = [("s29-r0-b1-b0", (29, 0))]
-    assert "the other game of its pair was played" in unplayed_problems(settings, 2, wins[:-1], half)[0]
+    assert unplayed_problems(settings, 2, wins[:-1], half) == (["s29-r0-b1-b0"],
+                                                                "the other game of their pairs was played")
