@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.clock import ClockSettings
 from arena.launch.botspec import parse_bot_spec
 from arena.launch.process import BotProcess
 from arena.logs.matchlog import read_log
@@ -75,3 +76,42 @@ def test_a_line_longer_than_the_pipe_waits_for_the_bot_to_read_it_within_a_grace
                 assert waited >= grace
         finally:
             process.kill()
+
+
+UNFLUSHED = """
+import json, sys
+out = open(1, "w", buffering=65536)  # a full buffer never flushed: a C bot without fflush
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "init":
+        out.write(json.dumps({"type": "ready", "seq": message["seq"]}) + "\\n")
+"""
+LINES_ON_STDIN = """
+import sys
+for line in sys.stdin:
+    pass
+"""
+
+
+def test_a_stdio_bot_that_never_flushes_is_told_so(tmp_path: Path) -> None:
+    (tmp_path / "unflushed.py").write_text(UNFLUSHED)
+    result, _ = run("blocking", [f"stdio:{sys.executable} {tmp_path / 'unflushed.py'}", "random"],
+                          {"rows": 3, "cols": 3}, clock=ClockSettings(budget_ms=300))
+    assert (result.reason, result.offender) == ("timeout", 0)
+    assert result.detail.endswith("; nothing arrived on its standard output before the deadline (is it flushed?)")
+    # the control: a stdio bot that flushes and then thinks too long gets no such hint
+    slow, _ = run("blocking", [f"{BOT} slow", "random"], {"rows": 3, "cols": 3}, clock=ClockSettings(budget_ms=300))
+    assert slow.reason == "timeout" and "flushed" not in slow.detail, slow.detail
+
+
+def test_a_stdio_program_started_as_a_zeromq_bot_is_told_what_it_is(tmp_path: Path) -> None:
+    (tmp_path / "lines.py").write_text(LINES_ON_STDIN)
+    result, _ = run("blocking", [f"exec:{sys.executable} {tmp_path / 'lines.py'}", "random"], {"rows": 3, "cols": 3})
+    assert (result.reason, result.offender) == ("crash", 0)
+    assert "exited with status 0 at start-up; a ZeroMQ bot (exec:) connects to $ARENA_ENDPOINT and says hello " \
+           "first (SPEC.md section 2): a program that reads JSON lines on its standard input is a stdio: bot" \
+           in result.detail, result.detail
+    # started as what it is, the same program is no crash at start-up
+    fine, _ = run("blocking", [f"stdio:{sys.executable} {tmp_path / 'lines.py'}", "random"], {"rows": 3, "cols": 3},
+                  clock=ClockSettings(budget_ms=300))
+    assert fine.reason == "timeout" and "ZeroMQ" not in fine.detail
