@@ -144,7 +144,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         if contest.db.setting("finals") != "done" or not NAME.fullmatch(name) or not path.is_file():
             return not_found(request, caller, "finals match")
         page = await run_in_threadpool(_viewer_page, path, None, caller.name if caller.entrant else "",
-                                       caller.admin, "../")
+                                       caller.admin, "../", "finals")
         return HTMLResponse(page)
 
     async def finals_page(request: Request) -> Response:
@@ -398,7 +398,7 @@ def _wants_json(request: Request) -> bool:
 
 
 def _viewer_page(path: Path, seats: list[int] | None = None, owner: str = "", admin: bool = False,
-                 back: str = "") -> str:
+                 back: str = "/", back_label: str = "leaderboard") -> str:
     """The viewer page of a game, with the bots' output of the caller's own seats only.
 
     seats: the caller's seats; or, for the finals (seats named after entrants), owner: the caller's name.
@@ -411,6 +411,6 @@ def _viewer_page(path: Path, seats: list[int] | None = None, owner: str = "", ad
     if seats is None:
         seats = [seat for seat, name in enumerate(data["names"]) if admin or (owner and name == owner)]
     data["output"] = {seat: text for seat, text in data["output"].items() if int(seat) in seats}
-    return match_page(data, back=back)
+    return match_page(data, back=back, back_label=back_label)
 
 
