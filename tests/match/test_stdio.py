@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -9,11 +10,15 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
+from arena.games import get_game
 from arena.launch.botspec import parse_bot_spec
-from arena.launch.process import BotProcess
+from arena.launch.process import BotProcess, Limits
+from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.match import stdio
+from arena.match.run import MatchPlan, play_match
+from arena.setups import complete_setup
 from tests.helpers import FIXTURES, run
 
 BOT = f"stdio:{sys.executable} {FIXTURES / 'stdiobot.py'}"
@@ -115,3 +120,35 @@ def test_a_stdio_program_started_as_a_zeromq_bot_is_told_what_it_is(tmp_path: Pa
     fine, _ = run("blocking", [f"stdio:{sys.executable} {tmp_path / 'lines.py'}", "random"], {"rows": 3, "cols": 3},
                   clock=ClockSettings(budget_ms=300))
     assert fine.reason == "timeout" and "ZeroMQ" not in fine.detail
+
+
+RECORDER = """
+import json, sys
+for raw in sys.stdin.buffer:
+    sys.stderr.write("RAW " + raw.hex() + "\\n")
+    sys.stderr.flush()
+    message = json.loads(raw)
+    if message["type"] == "init":
+        print(json.dumps({"type": "ready", "seq": message["seq"]}), flush=True)
+    elif message["type"] == "turn":
+        print(json.dumps({"type": "resign", "seq": message["seq"]}), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+
+
+def test_the_referee_writes_compact_utf8_json_one_message_per_line(tmp_path: Path) -> None:
+    (tmp_path / "recorder.py").write_text(RECORDER)
+    specs = [parse_bot_spec("random", "blocking", display="café-π"),
+             parse_bot_spec(f"stdio:{sys.executable} {tmp_path / 'recorder.py'}", "blocking")]
+    rules = get_game("blocking")
+    log = tmp_path / "m.msgpack"
+    play_match(MatchPlan(rules, specs, complete_setup(rules, {"rows": 4, "cols": 4}, 2, 1), 1, ClockSettings(), "m", log,
+                         Limits(), Sandbox.NONE))
+    lines = [bytes.fromhex(line[4:]) for line in read_log(log).output[1].splitlines() if line.startswith("RAW ")]
+    assert len(lines) >= 2 and json.loads(lines[0])["type"] == "init"
+    for raw in lines:
+        assert raw.endswith(b"\n") and not raw.endswith(b"\r\n") and raw.count(b"\n") == 1
+        text = raw.decode("utf-8")
+        assert text[:-1] == json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
+    assert "café-π".encode() in lines[0]  # as itself in UTF-8, not \\u escapes
