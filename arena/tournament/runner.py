@@ -280,8 +280,7 @@ class Coordinator:
             raise TournamentError(write_failure(str(exc), exc)) from None
         finally:
             executor.close(graceful=graceful)
-            if self.in_order:
-                self._drop_unrecorded_logs()
+            self._drop_unrecorded_logs()
 
     def _failed(self, outcome: Outcome, attempts: Counter[str], backing_off: list[tuple[float, MatchTask]]) -> None:
         """A match that came back without a result: played again after a pause, or the run stops."""
@@ -322,7 +321,10 @@ class Coordinator:
             self.next_place += 1
 
     def _drop_unrecorded_logs(self) -> None:
-        """Remove the logs of matches played but not recorded (past the decision, or waiting when stopped)."""
+        """Remove the logs of matches played but not recorded: past an SPRT's decision, or in flight when stopped.
+
+        Their matches are played again on --resume; a log without its row would only look like a deleted row.
+        """
         if not self.config.logs:
             return
         for task in self.schedule:
