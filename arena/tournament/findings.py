@@ -19,6 +19,7 @@ class Report:
 
     directory: Path
     problems: list[str] = field(default_factory=list)
+    busy: str = ""  # the run writing the directory now: what it has not written yet is no fault
     matches: int = 0  # result rows checked
     logs: int = 0  # log files read
     scheduled: int = 0  # matches the schedule holds
@@ -28,12 +29,12 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        """True when nothing disagrees and nothing is left to play."""
-        return not self.problems and not self.unplayed
+        """True when nothing disagrees, nothing is left to play and no run is writing the directory."""
+        return not self.problems and not self.unplayed and not self.busy
 
     def summary(self) -> str:
         """The last line: how much was verified and the verdict."""
-        count = len(self.problems)
+        count = len(self.problems) + bool(self.busy)
         found = f"{count} problem{'s' if count != 1 else ''}"
         if self.unplayed:
             rest = f", {found}" if count else ", nothing else wrong"
@@ -41,21 +42,25 @@ class Report:
                     f"{self.scheduled} matches to play){rest}")
         return f"verified {self.matches} matches, {self.logs} logs: {'OK' if self.ok else found}"
 
+    def preamble(self) -> list[str]:
+        """What comes before the problems: the run writing the directory now, the matches still to play."""
+        out = [self.busy] if self.busy else []
+        if self.unplayed:
+            some = len(self.unplayed)
+            why = f" ({self.unplayed_why})" if self.unplayed_why else ""
+            reports = "; its reports are written when it ends" if self.reports_pending else ""
+            out.append(f"incomplete: {self.scheduled - some} of {self.scheduled} matches have a result, "
+                       f"{some} {'has' if some == 1 else 'have'} none yet{why} ({_examples(self.unplayed)}){reports}; "
+                       f"the same command with --resume --out {self.directory} finishes it")
+        return out
+
     def lines(self, every: bool = False) -> list[str]:
-        """What to print above the summary: the run still to finish, then each kind of problem once.
+        """What to print above the summary: the preamble, then each kind of problem once.
 
         A kind of problem found more than EXAMPLES times is one line with its count and the first
         examples (every=True: every line as found).
         """
-        out = []
-        if self.unplayed:
-            why = f" ({self.unplayed_why})" if self.unplayed_why else ""
-            reports = "; its reports are written when it ends" if self.reports_pending else ""
-            some = len(self.unplayed)
-            out.append(f"incomplete: {self.scheduled - some} of {self.scheduled} matches have a result, "
-                       f"{some} {'has' if some == 1 else 'have'} none yet{why} ({_examples(self.unplayed)}){reports}; "
-                       f"the same command with --resume --out {self.directory} finishes it")
-        return out + (list(self.problems) if every else grouped(self.problems))
+        return self.preamble() + (list(self.problems) if every else grouped(self.problems))
 
 
 EXAMPLES = 3  # the examples a line of many problems of one kind shows

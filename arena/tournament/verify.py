@@ -212,9 +212,7 @@ class _Verifier:
 
     def run(self) -> Report:
         store = self._open()
-        busy = in_use_note(self.dir)
-        if busy:
-            self.problem(busy)
+        self.report.busy = in_use_note(self.dir)
         try:
             meta = store.meta()
             if not meta:
