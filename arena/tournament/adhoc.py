@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,6 @@ class Conditions:
     memory_mb: int = 4096
     sandbox: str = "auto"
     ponder: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)  # further config keys
 
     def to_data(self) -> dict[str, Any]:
         """The config keys these conditions set."""
@@ -48,7 +47,7 @@ class Conditions:
         if self.move_ms is not None:
             clock["move_cap_ms"] = self.move_ms
         return {"clock": clock, "limits": {"address_space_mb": self.memory_mb}, "sandbox": self.sandbox,
-                "ponder": self.ponder, **self.extra}
+                "ponder": self.ponder}
 
 
 def check_names(names: Sequence[str] | None, bots: int) -> list[str]:
@@ -82,8 +81,6 @@ def parse_specs(game: Game, bots: Sequence[str], names: Sequence[str] | None = N
 
 
 def _named(spec: BotSpec, name: str) -> BotSpec:
-    from dataclasses import replace
-
     return replace(spec, display=name)
 
 
