@@ -6,7 +6,7 @@ From Python: `from arena import play_match, run_series, run_tournament, render` 
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["ArenaError", "play_match", "render", "run_series", "run_tournament"]
+__all__ = ["ArenaError", "RunStopped", "play_match", "render", "run_series", "run_tournament"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,120 +1,368 @@
-"""The arena from Python (scripts, notebooks): a match, a series, a tournament, a log on screen.
+"""The arena from Python (scripts, notebooks), and the layer the `arena` command stands on.
 
-Each function takes what the matching command takes and returns what its `--json` prints, as a
-plain dict; bad input raises ArenaError with the command's one-line message. They run the very
-code of the commands (`arena match`, `arena match --games`, `arena tournament`), so a result
-from Python and one from the shell mean the same.
+Each function takes what the matching command takes, as keyword arguments, and returns a
+`Result`: the dict `--json` prints, whose `.text` is what the command prints. Bad input raises
+ArenaError with a one-line message; a run that began and stopped early raises RunStopped.
+The command line parses its options, calls these functions and prints what they return.
 """
 
 from __future__ import annotations
 
-import argparse
 import html
-import json
 import os
-from collections.abc import Mapping, Sequence
+import random
+import shutil
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.argtypes import CliError
-from arena.launch.process import MachineError
+from arena.clock import ClockError, ClockSettings
+from arena.games import Game, GameError, State, UnknownGame, get_game
+from arena.launch.botspec import BotKind, BotSpec, BotSpecError, default_wire, parse_wire
+from arena.launch.process import LaunchError, Limits, MachineError, preflight
+from arena.launch.sandbox import SandboxError, announce, check_sandbox
+from arena.setups import SetupFileError, complete_setup, load_setup_file
+from arena.tournament.adhoc import (
+    AdhocError,
+    Conditions,
+    parse_specs,
+    series_config,
+    shared_folder_warning,
+    tournament_config,
+    tournament_hint,
+)
+from arena.tournament.config import ConfigError, TournamentConfig, config_from_data, load_config
+from arena.tournament.report import STANDINGS_MD, terminal
+from arena.tournament.runner import RunOptions
+from arena.tournament.series import parse_sprt
+from arena.tournament.session import RunOutcome, RunRefused, outline, run_config, run_directory
+from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
+from arena.tournament.standings import standings_data
 
 PathLike = str | os.PathLike[str]
+Setup = Mapping[str, Any] | PathLike | None
+DEFAULT_SERIES_SEED = 1  # a series plays the same boards every run unless a seed is given
 
 
 class ArenaError(ValueError):
-    """Bad input to an API call, or a run that could not finish; the message says which."""
+    """Bad input to an API call, or a run that could not finish; the message says which, in one line."""
 
 
-def _match_args(game: str, bots: Sequence[str], setup: Mapping[str, Any] | PathLike | None,
-                options: Mapping[str, Any]) -> argparse.Namespace:
-    """The parsed `arena match GAME BOT...` with the defaults of the command and these values set."""
-    from arena.cli.main import build_parser
+class RunStopped(ArenaError):
+    """A run that began and stopped before its end (a full disk, a lost worker, Ctrl-C): its results are kept."""
 
-    if isinstance(bots, str) or not bots:
-        raise ArenaError("bots: a list of BOT specs, one per seat (e.g. ['perfect', 'random'])")
+    def __init__(self, message: str, code: int = 1, directory: Path | None = None, name: str = "") -> None:
+        super().__init__(message)
+        self.code = code  # the command's exit status: 1, or 130 when interrupted
+        self.directory = directory
+        self.name = name  # the run's name (a tournament's), "" for a single match
+
+
+class Result(dict[str, Any]):
+    """What `--json` prints, as a dict; `.text` is what the command prints for people."""
+
+    def __init__(self, data: Mapping[str, Any], text: str) -> None:
+        super().__init__(data)
+        self.text = text
+
+
+def _game(name: str) -> Game:
     try:
-        args = build_parser().parse_args(["match", "--", game, *bots])  # "--": names are never options
-    except SystemExit:  # the parser has said why on stderr
-        raise ArenaError(f"cannot play {game} with {list(bots)}") from None
-    args.quiet = True
+        return get_game(name)
+    except UnknownGame as exc:
+        raise ArenaError(str(exc)) from None
+
+
+def _specs(game: Game, bots: Sequence[str], names: Sequence[str] | None) -> list[BotSpec]:
+    try:
+        return parse_specs(game, bots, names)
+    except AdhocError as exc:
+        raise ArenaError(str(exc)) from None
+
+
+def _wired(specs: list[BotSpec], transport: str | None) -> list[BotSpec]:
+    """The specs with the wire asked for (zeromq or pipes) where a bot can choose; None: their default."""
+    try:
+        wire = parse_wire(transport) if transport is not None else None
+        return [default_wire(spec, wire) for spec in specs]
+    except BotSpecError as exc:
+        raise ArenaError(f"transport: {exc}") from None
+
+
+def _partial_setup(game: Game, setup: Setup) -> dict[str, Any]:
+    """The setup values given: a map as it is, a file read in (JSON, TOML, the game's own format)."""
+    if setup is None:
+        return {}
     if isinstance(setup, Mapping):
-        args.set = [f"{key}={json.dumps(value)}" for key, value in setup.items()]
-    elif setup is not None:
-        args.setup = os.fspath(setup)
-    for key, value in options.items():
-        name = key.replace("-", "_")
-        if name in ("game", "bots", "func", "command", "set", "setup") or not hasattr(args, name):
-            raise ArenaError(f"unknown option {key!r}")
-        setattr(args, name, os.fspath(value) if isinstance(value, os.PathLike) else value)
-    return args
+        return dict(setup)
+    try:
+        return load_setup_file(os.fspath(setup), game)
+    except (SetupFileError, GameError) as exc:
+        raise ArenaError(str(exc)) from None
 
 
-def play_match(game: str, bots: Sequence[str], *, setup: Mapping[str, Any] | PathLike | None = None,
-               **options: Any) -> dict[str, Any]:
+def read_setup(game: str, path: PathLike) -> dict[str, Any]:
+    """A setup file's values for a game (to merge with values given one by one)."""
+    return _partial_setup(_game(game), path)
+
+
+def _clock(budget_ms: int, increment_ms: int, move_ms: int | None, margin_ms: int, clock_mode: str) -> ClockSettings:
+    try:
+        return ClockSettings(budget_ms=budget_ms, increment_ms=increment_ms, move_cap_ms=move_ms,
+                             margin_ms=margin_ms, mode=clock_mode)  # type: ignore[arg-type]
+    except ClockError as exc:
+        raise ArenaError(str(exc).replace("move_cap_ms", "move_ms")) from None
+
+
+def _warn(text: str, what: str) -> None:
+    if text:
+        print(f"{what}: {text}", file=sys.stderr)
+
+
+def _board_printer(game: Game, names: list[str], initial: State) -> Callable[[State, int, Any], None]:
+    """Print the board before the first move and after every move, as `arena play` draws it."""
+    from arena.play.ui import Terminal, colour_wanted
+    from arena.play.views import view_for
+
+    view = view_for(game.name, Terminal(colour_wanted("auto", sys.stdout)), names, [])
+    print(view.board(initial), flush=True)
+
+    def show(state: State, seat: int, move: Any) -> None:
+        print(f"\n{names[seat]} (seat {seat}) chose {game.render_move(move)}.", flush=True)
+        print(view.board(state, (seat, move)), flush=True)
+
+    return show
+
+
+def describe(result: Mapping[str, Any]) -> str:
+    """One line saying who won and why, from a match's result."""
+    ranks, names = result["ranks"], result["players"]
+    best = min(ranks)
+    winners = [names[i] for i, r in enumerate(ranks) if r == best]
+    outcome = (f"{winners[0]} (seat {ranks.index(best)}) wins" if len(winners) == 1 and len(ranks) > 1
+               else f"shared first place: {', '.join(winners)}" if len(winners) > 1 else "solo game")
+    offender = result["offender"]
+    tail = f", offender seat {offender}" if offender is not None else ""
+    detail = f" ({result['detail']})" if result["detail"] else ""
+    return (f"{outcome}; reason {result['reason']}{tail}{detail}; scores {result['scores']}; "
+            f"ranks {ranks}; {result['plies']} plies")
+
+
+def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int | None = None,
+               budget_ms: int = 10_000, increment_ms: int = 0, move_ms: int | None = None, margin_ms: int = 200,
+               clock_mode: str = "wall", ponder: bool = False, sandbox: str = "auto", memory_mb: int = 4096,
+               transport: str | None = None, log: PathLike | None = None, force: bool = False,
+               trace: PathLike | None = None,
+               names: Sequence[str] | None = None, show: bool = False, progress: bool = False) -> Result:
     """Play one match; the result as `arena match --json` prints it (seed and log path included).
 
-    options are `arena match`'s long options with underscores: seed, budget_ms, increment_ms,
-    margin_ms, clock_mode, ponder, sandbox, memory_mb, log, force, trace.
+    setup: a map of setup values or a setup file; seed: random when None; move_ms: the cap per
+    move; transport: "zeromq" (the default) or "pipes" for the bots that can choose; show: print
+    the board after every move; progress: say the sandbox in use on stderr.
     """
-    from arena.cli.main import play_one
+    from arena.logs.signing import user_key  # the log is signed with the user's key (protocol/LOGS.md)
+    from arena.match.run import MatchPlan, default_log_path
+    from arena.match.run import play_match as play
 
-    args = _match_args(game, bots, setup, options)
+    rules = _game(game)
+    specs = _wired(_specs(rules, bots, names), transport)
+    if any(b.kind == BotKind.PASCAL for b in specs) and shutil.which("fpc") is None:
+        raise ArenaError("pascal: modules need Free Pascal (apt-get install fp-compiler)")
     try:
-        result = play_one(args)
-    except CliError as exc:
+        mode = check_sandbox(sandbox)
+        for bot in specs:
+            preflight(bot, mode)
+    except (SandboxError, LaunchError) as exc:
         raise ArenaError(str(exc)) from None
+    except MachineError as exc:  # no process left to probe the sandbox with: the machine's, not the input's
+        raise RunStopped(str(exc)) from None
+    try:
+        rules.check_players(len(specs))
+    except GameError as exc:
+        raise ArenaError(f"{exc} (one BOT per seat){tournament_hint(rules, specs)}") from None
+    _warn(shared_folder_warning(specs, sandbox), "arena match")
+    if log is not None and Path(log).exists() and not force:
+        raise ArenaError(f"{os.fspath(log)} exists (a log is never overwritten; force=True, --force, replaces it)")
+    seed = seed if seed is not None else random.randrange(2**31)
+    try:
+        full = complete_setup(rules, _partial_setup(rules, setup), len(specs), seed)
+    except GameError as exc:
+        raise ArenaError(str(exc)) from None
+    clock = _clock(budget_ms, increment_ms, move_ms, margin_ms, clock_mode)
+    log_path = Path(log) if log is not None else default_log_path(rules.name, seed)
+    shown = [b.name for b in specs]
+    on_ply = _board_printer(rules, shown, rules.start(full, len(specs), seed)[0]) if show else None
+    plan = MatchPlan(rules, specs, full, seed, clock, f"{rules.name}-{seed}", log_path,
+                     Limits(address_space_mb=memory_mb), mode, trace_path=trace, log_key=user_key(create=True),
+                     ponder=ponder)
+    if progress:
+        announce(mode)
+    try:
+        result = play(plan, on_ply=on_ply)
     except MachineError as exc:
-        raise ArenaError(f"{exc}; no result recorded") from None
-    return result.summary() | {"seed": args.seed}
+        if log is None and log_path.exists() and log_path.stat().st_size == 0:
+            log_path.unlink()  # the name claimed for a log that was never written
+        raise RunStopped(f"{exc}; no result recorded") from None
+    data = result.summary() | {"seed": seed}
+    return Result(data, f"{rules.name} seed {seed}: {describe(data)}\nlog: {result.log}")
+
+
+def _sprt(sprt: str | Mapping[str, Any] | SprtSettings | None) -> SprtSettings | None:
+    try:
+        if sprt is None or isinstance(sprt, SprtSettings):
+            return sprt
+        return parse_sprt(sprt) if isinstance(sprt, str) else sprt_settings(sprt, "sprt")
+    except SprtSettingsError as exc:
+        raise ArenaError(str(exc)) from None
+
+
+def _run(config: TournamentConfig, options: RunOptions) -> RunOutcome:
+    """Run a config; ArenaError for bad input, RunStopped when it stops before its end."""
+    try:
+        outcome = run_config(config, options)
+    except RunRefused as exc:
+        raise ArenaError(str(exc)) from None
+    if outcome.standings is None:
+        raise RunStopped(outcome.problem, outcome.code, options.out, config.name)
+    return outcome
+
+
+def _options(out: PathLike | None, default: Path, resume: bool, **rest: Any) -> RunOptions:
+    where = Path(out) if out is not None else run_directory(default, resume)
+    trace = rest.pop("trace", None)
+    return RunOptions(out=where, resume=resume, trace=Path(trace) if trace is not None else None, **rest)
 
 
 def run_series(game: str, bots: Sequence[str], games: int, *, sprt: str | Mapping[str, Any] | None = None,
-               setup: Mapping[str, Any] | PathLike | None = None, **options: Any) -> dict[str, Any]:
-    """Play a series; its summary as `arena match --games N --json` prints it.
+               setup: Setup = None, seed: int | None = None, budget_ms: int = 10_000, increment_ms: int = 0,
+               move_ms: int | None = None, margin_ms: int = 200, clock_mode: str = "wall", ponder: bool = False,
+               sandbox: str = "auto", memory_mb: int = 4096, transport: str | None = None,
+               names: Sequence[str] | None = None, workers: int | None = None, out: PathLike | None = None, resume: bool = False,
+               trace: PathLike | None = None, progress: bool = False, report_every: int = 0) -> Result:
+    """Play a series (games in pairs, seats swapped); its summary as `arena match --games N --json` prints it.
 
-    sprt: "elo0=0,elo1=5" or {"elo0": 0, "elo1": 5, ...}. options as play_match's, plus workers,
-    out (a results directory) and resume.
+    sprt: "elo0=0,elo1=5" or {"elo0": 0, "elo1": 5, ...}: stop as soon as the SPRT decides. The
+    results go to out, else to a new results/A-vs-B (-2, -3, ...; with resume: the newest).
     """
-    from arena.cli.series import run_series_args
-
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ArenaError(f"games: a positive number of games, not {games!r}")
-    if isinstance(sprt, Mapping):
-        sprt = ",".join(f"{key}={value}" for key, value in sprt.items())
-    args = _match_args(game, bots, setup, {**options, "games": games, "sprt": sprt})
-    said: list[str] = []
+    rules = _game(game)
+    specs = _specs(rules, bots, names)
+    conditions = Conditions(budget_ms, increment_ms, move_ms, margin_ms, clock_mode, memory_mb, sandbox, ponder,
+                            transport)
     try:
-        code, summary, _ = run_series_args(args, said.append)
-    except CliError as exc:
+        config = series_config(rules, specs, games, _partial_setup(rules, setup),
+                               seed if seed is not None else DEFAULT_SERIES_SEED, conditions, _sprt(sprt))
+    except AdhocError as exc:
         raise ArenaError(str(exc)) from None
-    if summary is None:
-        raise ArenaError("; ".join(said) or f"the series stopped (exit status {code})")
-    return summary
+    _warn(shared_folder_warning(specs, sandbox), "arena match")
+    options = _options(out, Path("results") / config.name, resume, workers=workers, quiet=not progress,
+                       trace=trace, report_every=report_every)
+    outcome = _run(config, options)
+    coordinator, standings = outcome.coordinator, outcome.standings
+    assert coordinator is not None and standings is not None
+    if coordinator.tally is not None:
+        pair = (config.bots[0].name, config.bots[1].name)
+        data = coordinator.tally.summary(pair)
+        lines = coordinator.tally.lines(pair, coordinator.plan.total() if coordinator.stopped_early else 0)
+    else:
+        data, lines = standings_data(standings), [terminal(standings)]
+    lines.append(f"results: {options.out}  (arena verify {options.out}; arena view {options.out} --html report.html)")
+    return Result(data | {"stopped_early": coordinator.stopped_early, "dir": str(options.out)}, "\n".join(lines))
 
 
-def run_tournament(config: PathLike | Mapping[str, Any], *, out: PathLike | None = None, resume: bool = False,
-                   workers: int | None = None) -> dict[str, Any]:
-    """Run a tournament (a TOML file, or its contents as a dict); its standings.json as a dict."""
-    from arena.tournament.cli import run_directory, run_guarded
-    from arena.tournament.config import ConfigError, config_from_data, load_config
-    from arena.tournament.runner import RunOptions
-    from arena.tournament.standings import standings_data
-
+def tournament(config: PathLike | Mapping[str, Any] | TournamentConfig,
+               transport: str | None = None) -> TournamentConfig:
+    """A checked tournament config from a TOML file, its contents as a dict, or itself (transport: over its own)."""
+    if isinstance(config, TournamentConfig):
+        if transport is not None:
+            raise ArenaError("transport: give it with a config file or dict, not a checked config")
+        return config
     try:
-        checked = config_from_data(config) if isinstance(config, Mapping) else load_config(config)
+        if isinstance(config, Mapping):
+            return config_from_data({**config, "transport": transport} if transport is not None else config)
+        return load_config(config, transport)
     except ConfigError as exc:
         raise ArenaError(str(exc)) from None
-    where = Path(out) if out is not None else run_directory(checked.output_dir(), resume)
-    said: list[str] = []
-    options = RunOptions(out=where, resume=resume, workers=workers, quiet=True)
+
+
+def describe_plan(config: PathLike | Mapping[str, Any] | TournamentConfig) -> str:
+    """What a config would play (format, bots, matches per bot, total), playing nothing."""
+    return "\n".join(outline(tournament(config)))
+
+
+def run_tournament(config: PathLike | Mapping[str, Any] | TournamentConfig, bots: Sequence[str] | None = None, *,
+                   games: int | None = None, format: str = "round-robin", setup: Setup = None,
+                   seed: int | None = None, budget_ms: int | None = None, increment_ms: int | None = None,
+                   move_ms: int | None = None, margin_ms: int | None = None, clock_mode: str | None = None,
+                   ponder: bool | None = None, sandbox: str | None = None, memory_mb: int | None = None,
+                   transport: str | None = None, names: Sequence[str] | None = None, out: PathLike | None = None,
+                   resume: bool = False,
+                   workers: int | None = None, executor: str = "local", scheduler: str | None = None,
+                   trace: PathLike | None = None, progress: bool = False, report_every: int = 0) -> Result:
+    """Run a tournament; its standings.json as a dict, with `dir`.
+
+    Either a config (a TOML file, its contents as a dict) or a game and its bots:
+    run_tournament("blocking", ["maxblock", "random", "sequential"], games=4) plays every pair
+    4 games (2 setups, both seats; format: round-robin, gauntlet (the first bot against the
+    others), knockout or swiss) under the clock given. Results go to out, else to a new
+    results/NAME (-2, -3, ...; with resume: the newest). transport ("zeromq" or "pipes"), for
+    the bots that can choose, goes with either.
+    """
+    chosen = {"games": games, "setup": setup, "seed": seed, "names": names, "budget_ms": budget_ms,
+              "increment_ms": increment_ms, "move_ms": move_ms, "margin_ms": margin_ms, "clock_mode": clock_mode,
+              "ponder": ponder, "sandbox": sandbox, "memory_mb": memory_mb}
+    if bots is None:
+        given = [key for key, value in chosen.items() if value is not None] + (["format"] if format != "round-robin"
+                                                                              else [])
+        if given:
+            raise ArenaError(f"{given[0]}: a config says it itself; this option goes with a game and its bots "
+                             "(run_tournament(GAME, [BOT, ...], ...), arena tournament GAME BOT BOT...)")
+        checked = tournament(config, transport)
+    else:
+        checked = tournament_from_bots(os.fspath(config), bots, format=format, transport=transport,
+                                       **chosen)  # type: ignore[arg-type]
+    if executor == "dask":
+        import importlib.util
+
+        if importlib.util.find_spec("distributed") is None:
+            raise ArenaError("executor dask needs Dask: pip install 'arena[dask]'")
+    elif executor != "local":
+        raise ArenaError(f"executor {executor!r}: local or dask")
+    options = _options(out, checked.output_dir(), resume, workers=workers, executor=executor, scheduler=scheduler,
+                       quiet=not progress, trace=trace, report_every=report_every)
+    outcome = _run(checked, options)
+    coordinator, standings = outcome.coordinator, outcome.standings
+    assert coordinator is not None and standings is not None
+    lines = [terminal(standings)]
+    if coordinator.tally is not None:
+        lines += coordinator.tally.lines((checked.bots[0].name, checked.bots[1].name))
+    lines.append(f"results: {options.out / STANDINGS_MD}  (arena view {options.out}: the report page with every match)")
+    return Result(standings_data(standings) | {"dir": str(options.out)}, "\n".join(lines))
+
+
+def tournament_from_bots(game: str, bots: Sequence[str], *, games: int | None = None, format: str = "round-robin",
+                         setup: Setup = None, seed: int | None = None, names: Sequence[str] | None = None,
+                         budget_ms: int | None = None, increment_ms: int | None = None, move_ms: int | None = None,
+                         margin_ms: int | None = None, clock_mode: str | None = None, ponder: bool | None = None,
+                         sandbox: str | None = None, memory_mb: int | None = None,
+                         transport: str | None = None) -> TournamentConfig:
+    """The config of a tournament named by its game and bots, as a TOML file would hold it (None: the default)."""
+    rules = _game(game)
+    specs = _specs(rules, bots, names)
+    given = {"budget_ms": budget_ms, "increment_ms": increment_ms, "move_ms": move_ms, "margin_ms": margin_ms,
+             "clock_mode": clock_mode, "memory_mb": memory_mb, "sandbox": sandbox, "ponder": ponder,
+             "transport": transport}
+    conditions = Conditions(**{key: value for key, value in given.items() if value is not None})
+    if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
+        raise ArenaError(f"games: a positive number of games per pairing, not {games!r}")
+    _warn(shared_folder_warning(specs, conditions.sandbox), "arena tournament")
     try:
-        _, _, standings = run_guarded(checked, options, "run_tournament", said.append)
-    except CliError as exc:
+        return tournament_config(rules, specs, games, _partial_setup(rules, setup),
+                                 seed if seed is not None else DEFAULT_SERIES_SEED, conditions, format)
+    except AdhocError as exc:
         raise ArenaError(str(exc)) from None
-    if standings is None:
-        raise ArenaError("; ".join(said) or "the tournament stopped")
-    return standings_data(standings) | {"dir": str(where)}
 
 
 class Rendered:

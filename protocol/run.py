@@ -46,6 +46,23 @@ def _bot_classes(namespace: dict[str, Any], module_name: str) -> list[type[Bot]]
     ]
 
 
+def where_it_failed(exc: BaseException, folder: Path | None = None) -> str:
+    """`bot.py, line 3: SyntaxError: expected ':'`: the file and line of the bot's code that raised."""
+    def shown(filename: str) -> str:
+        path = Path(filename)
+        if folder is not None and path.is_absolute() and path.is_relative_to(folder):
+            return str(path.relative_to(folder))
+        return path.name if path.is_absolute() else filename
+
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{shown(exc.filename)}, line {exc.lineno}: {type(exc).__name__}: {exc.msg}"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen")]
+    ours = [f for f in frames if folder is not None and Path(f.filename).is_relative_to(folder)]
+    frame = (ours or frames or [None])[-1]
+    text = f"{type(exc).__name__}: {exc}"
+    return f"{shown(frame.filename)}, line {frame.lineno}: {text}" if frame is not None else text
+
+
 def load_bot_class(spec: str) -> type[Bot]:
     """Load a Bot subclass from `path/bot.py`, `path/bot.py:Class` or `module:Class`."""
     target, _, class_name = spec.partition(":") if not spec.endswith(".py") else (spec, "", "")
@@ -60,12 +77,22 @@ def load_bot_class(spec: str) -> type[Bot]:
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[module_name] = module
         sys.path.insert(0, str(path.resolve().parent))
-        module_spec.loader.exec_module(module)
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as exc:  # the bot's own code: its whole traceback for the log, then where in one line
+            traceback.print_exc()
+            raise BotLoadError(where_it_failed(exc, path.resolve().parent)) from None
     else:
         try:
             module = importlib.import_module(target)
-        except ImportError as exc:
-            raise BotLoadError(f"cannot import {target}: {exc}") from None
+        except ModuleNotFoundError as exc:
+            if exc.name and target.startswith(exc.name):
+                raise BotLoadError(f"cannot import {target}: {exc}") from None
+            traceback.print_exc()
+            raise BotLoadError(where_it_failed(exc)) from None
+        except Exception as exc:
+            traceback.print_exc()
+            raise BotLoadError(where_it_failed(exc)) from None
         module_name = module.__name__
     if class_name:
         cls = getattr(module, class_name, None)
@@ -210,15 +237,27 @@ def main(argv: list[str] | None = None) -> int:
     try:
         options = json.loads(args.options_json) if args.options_json else {}
         options.update(parse_options(args.option))
+        cls: type[Bot] | None = None
         if args.pascal:
             from protocol.pascal import PascalModule
 
             bot: Bot = PascalModule(args.pascal, **options)
         else:
-            bot = build_bot(load_bot_class(args.bot), options)
+            cls = load_bot_class(args.bot)
     except (BotLoadError, json.JSONDecodeError, TypeError, OSError) as exc:
-        print(f"cannot start bot: {exc}", file=sys.stderr)
+        print(f"cannot start bot: {exc}", file=sys.stderr)  # the last line: the failure's detail
         return 2
+    if cls is not None:
+        try:
+            bot = build_bot(cls, options)
+        except TypeError as exc:  # options the bot does not take
+            print(f"cannot start bot: {exc}", file=sys.stderr)
+            return 2
+        except Exception as exc:  # its constructor failed: where, in the last line
+            traceback.print_exc()
+            folder = Path(inspect.getfile(cls)).resolve().parent if inspect.getmodule(cls) else None
+            print(f"cannot start bot: {where_it_failed(exc, folder)}", file=sys.stderr)
+            return 2
     try:
         if pipes is not None:
             return serve_stdio(bot, *pipes, name=args.name)

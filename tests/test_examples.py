@@ -30,7 +30,7 @@ def cbot(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The C bot, built once per session by its Makefile (outside the source tree)."""
     require("make")
     require("cc")
-    build = tmp_path_factory.mktemp("cbot")
+    build = tmp_path_factory.mktemp("cbot") / "not" / "made" / "yet"  # the Makefile makes BUILD itself
     done = subprocess.run(["make", "-s", "-C", str(EXAMPLES), f"BUILD={build}"], check=False, capture_output=True,
                           text=True, timeout=120)
     if done.returncode != 0:
@@ -38,7 +38,8 @@ def cbot(tmp_path_factory: pytest.TempPathFactory) -> str:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    build.chmod(0o755)  # a sandboxed bot runs as its own uid: its folder must be open to it
+    for folder in (build, *list(build.parents)[:3]):
+        folder.chmod(0o755)  # a sandboxed bot runs as its own uid: its folder must be open to it
     return f"exec:{build / 'cbot'}"
 
 

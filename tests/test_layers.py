@@ -26,8 +26,8 @@ LAYERS: list[tuple[str, ...]] = [
     # studies of a game may play series on the tournament runner; the contest server runs
     # ladders, validation series and finals on it
     ("arena.analyze", "arena.server"),
+    ("arena.api",),  # the Python API: matches, series, tournaments; the command line stands on it
     ("arena.cli",),
-    ("arena.api",),  # the Python API runs the commands' code
     ("arena",),  # the package's face: `from arena import play_match` is the API
 ]
 # The reference bots are plug-ins: they may use the SDK and the rules, nothing else.

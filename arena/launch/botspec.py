@@ -68,8 +68,46 @@ class BotSpec:
 
     @property
     def name(self) -> str:
-        """The name shown in results: the display name, else the spec text."""
-        return self.display or self.text
+        """The name shown in results: the display name, else a short one made from the spec."""
+        return self.display or short_name(self)
+
+
+def short_name(spec: BotSpec) -> str:
+    """A readable default name: `greedy_max` for `../bots/greedy_max.py`, `mine.js` for `stdio:node other/mine.js`.
+
+    Registered bots keep their spec (`smart:difficulty=5`); a file keeps its options (`fewest:depth=3`).
+    """
+    if spec.kind == BotKind.REGISTERED:
+        return spec.text
+    if spec.kind == BotKind.PASCAL:
+        head, sep, tail = spec.text[len("pascal:"):].rpartition(":")
+        path, options = (head, tail) if sep and "=" in tail else (spec.text[len("pascal:"):], "")
+        return Path(path).stem + (f":{options}" if options else "")
+    if spec.kind == BotKind.PYTHON:
+        head, _, tail = spec.text.partition(":")
+        if head.endswith(".py"):  # path/bot.py[:Class][:key=value,...]
+            return Path(head).stem + (f":{tail}" if tail else "")
+        return tail or head  # module:Class[:key=value,...]: the class
+    # exec: and stdio: commands are named by the program's file (a script after an interpreter).
+    files = [word for word in spec.argv[1:] if not word.startswith("-") and os.path.isfile(word)]
+    return os.path.basename(files[0] if files else spec.argv[0]) or spec.text
+
+
+def unique_names(names: list[str], fixed: list[bool] | None = None) -> list[str]:
+    """The names made unique within a run: a repeated one gets -2, -3, ... (names in fixed are kept)."""
+    fixed = fixed or [False] * len(names)
+    taken = {name for name, keep in zip(names, fixed) if keep}
+    out = []
+    for name, keep in zip(names, fixed):
+        if keep:
+            out.append(name)
+            continue
+        candidate, n = name, 2
+        while candidate in taken:
+            candidate, n = f"{name}-{n}", n + 1
+        taken.add(candidate)
+        out.append(candidate)
+    return out
 
 
 def _python_argv(target: str, options: dict[str, Any], wire: Wire) -> tuple[str, ...]:

@@ -237,12 +237,12 @@ class Referee:
                     return Failure(seat, Reason.CRASH, player.launch_error)
                 if player.process is not None and not player.process.alive:
                     player.process.drain_output()
-                    return Failure(seat, Reason.CRASH,
-                                   f"bot process {player.process.describe_exit()} at start-up")
+                    return Failure(seat, Reason.CRASH, f"bot process {player.process.describe_exit()} at start-up"
+                                                       f"{self._hello_hint(seat)}")
             now = time.monotonic()
             if now >= deadline:
                 return Failure(pending[0], Reason.PROTOCOL,
-                               f"no valid hello within {startup_ms} ms (start-up deadline)")
+                               f"no valid hello within {startup_ms} ms (start-up deadline){self._hello_hint(pending[0])}")
             self._poll(max(1, math.ceil((deadline - now) * 1000)))
 
     def _init_all(self) -> Failure | None:
@@ -348,8 +348,25 @@ class Referee:
                 return seat, w, False
         return None
 
+    def _hello_hint(self, seat: int) -> str:
+        """What a ZeroMQ bot that never said hello may have got wrong (a stdio bot started with exec:)."""
+        if getattr(self.players[seat].peer, "endpoint", "stdio") == "stdio":
+            return ""
+        return ("; a ZeroMQ bot (exec:) connects to $ARENA_ENDPOINT and says hello first (SPEC.md section 2): a "
+                "program that reads JSON lines on its standard input is a stdio: bot")
+
+    def _silence_hint(self, seat: int) -> str:
+        """A stdio bot from which not a single line ever arrived: most likely its output sits in a buffer."""
+        peer = self.players[seat].peer
+        if getattr(peer, "endpoint", "") == "stdio" and getattr(peer, "received", 1) == 0:
+            return "; nothing arrived on its standard output before the deadline (is it flushed?)"
+        return ""
+
     def _timeout_detail(self, seat: int, w: _Waiting, wall: bool) -> str:
         """Why a seat lost on time: its allowance and the margin it had left, in wall or CPU time."""
+        return self._time_detail(seat, w, wall) + self._silence_hint(seat)
+
+    def _time_detail(self, seat: int, w: _Waiting, wall: bool) -> str:
         full = self.seat_settings[seat].margin_ms
         margin = f"{_ms(w.margin_ms)} ms margin" + (f" left of {full} ms" if w.margin_ms < full else "")
         if w.cpu_start is None:

@@ -1,7 +1,7 @@
 """`arena play`: a person against bots (or two bots watched) in the terminal, through the real referee.
 
     arena play GAME [--vs BOT]… [--first human|bot] [--setup FILE] [--set KEY=VALUE]…
-               [--seed N] [--budget-ms N] [--bot-budget-ms N] [--log PATH] [--color WHEN]
+               [--seed N] [--budget-ms N] [--bot-budget-ms N] [--move-ms N] [--log PATH] [--color WHEN]
     arena play GAME --watch BOT BOT… [--delay-ms N] [...]
 
 The person's seat has no clock to speak of (a month) unless --budget-ms gives one; every
@@ -59,6 +59,8 @@ def register(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=non_negative_int, help="match seed (random board completion, chance)")
     p.add_argument("--budget-ms", type=positive_int, help="the person's time for the whole game (default: no limit)")
     p.add_argument("--bot-budget-ms", type=positive_int, default=BOT_BUDGET_MS, help="each bot's time for the whole game")
+    p.add_argument("--move-ms", type=positive_int, metavar="N",
+                   help="at most N ms for each bot move, whatever its budget left (default: no cap)")
     p.add_argument("--watch", nargs="+", metavar="BOT", help="watch these bots play each other instead")
     p.add_argument("--delay-ms", type=non_negative_int, default=DEFAULT_DELAY_MS, help="pause after each move when watching")
     p.add_argument("--log", metavar="PATH", help="where to save the log (default logs/play-GAME-TIME-seedN-ID.msgpack)")
@@ -116,7 +118,7 @@ def _play(args: argparse.Namespace) -> int:
     you = first if args.first != "bot" else (first + 1) % players
     try:
         human_clock = ClockSettings(budget_ms=args.budget_ms or HUMAN_BUDGET_MS)
-        bot_clock = ClockSettings(budget_ms=args.bot_budget_ms)
+        bot_clock = ClockSettings(budget_ms=args.bot_budget_ms, move_cap_ms=args.move_ms)
     except ClockError as exc:
         raise CliError(str(exc)) from None
     order = iter(others)
@@ -207,7 +209,7 @@ def _watch(args: argparse.Namespace, game: Game, term: Terminal, seed: int) -> i
     specs = _specs(game, args.watch)
     try:
         game.check_players(len(specs))
-        clock = ClockSettings(budget_ms=args.bot_budget_ms)
+        clock = ClockSettings(budget_ms=args.bot_budget_ms, move_cap_ms=args.move_ms)
     except (GameError, ClockError) as exc:
         raise CliError(f"{exc} (one --watch BOT per seat)") from None
     setup = resolve_setup(game.name, args.setup, args.set, len(specs), seed)

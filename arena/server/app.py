@@ -149,7 +149,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         if contest.db.setting("finals") != "done" or not NAME.fullmatch(name) or not path.is_file():
             return not_found(request, caller, "finals match")
         page = await run_in_threadpool(_viewer_page, path, None, caller.name if caller.entrant else "",
-                                       caller.admin, "../")
+                                       caller.admin, "../", "finals")
         return HTMLResponse(page, headers=PRIVATE_HEADERS)
 
     async def finals_page(request: Request) -> Response:
@@ -239,8 +239,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
     async def api_submit(request: Request) -> Response:
         caller = contest.caller(request)
         if caller.entrant is None:
-            return JSONResponse({"error": "an entrant's token is needed (Authorization: Bearer TOKEN)"},
-                                status_code=401)
+            return JSONResponse({"error": contest.no_entrant(request)}, status_code=401)
         if too_large(request):
             return JSONResponse({"error": f"over the upload limit of {config.uploads.max_bytes} bytes"},
                                 status_code=413)
@@ -277,7 +276,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
     async def api_submissions(request: Request) -> Response:
         caller = contest.caller(request)
         if caller.entrant is None:
-            return JSONResponse({"error": "an entrant's token is needed"}, status_code=401)
+            return JSONResponse({"error": contest.no_entrant(request)}, status_code=401)
         rows = contest.db.rows("SELECT s.*, e.name AS entrant_name FROM submissions s JOIN entrants e "
                                "ON e.id = s.entrant WHERE s.entrant = ? ORDER BY s.id", caller.entrant)
         return JSONResponse([contest.submission_data(row, True) for row in rows])
@@ -300,7 +299,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         caller = contest.caller(request)
         api = request.headers.get("authorization", "").lower().startswith("bearer ")
         if caller.entrant is None:
-            return JSONResponse({"error": "an entrant's token is needed"}, status_code=401) if api else \
+            return JSONResponse({"error": contest.no_entrant(request)}, status_code=401) if api else \
                 RedirectResponse("/login", status_code=303)
         if api:
             try:
@@ -430,7 +429,7 @@ def _wants_json(request: Request) -> bool:
 
 
 def _viewer_page(path: Path, seats: list[int] | None = None, owner: str = "", admin: bool = False,
-                 back: str = "") -> str:
+                 back: str = "/", back_label: str = "leaderboard") -> str:
     """The viewer page of a game, with the private part (output, failure detail) of the caller's own seats only.
 
     seats: the caller's seats; or, for the finals (seats named after entrants), owner: the caller's name.
@@ -442,6 +441,6 @@ def _viewer_page(path: Path, seats: list[int] | None = None, owner: str = "", ad
     log = read_log(path)
     if seats is None:
         seats = [seat for seat, name in enumerate(log.names) if admin or (owner and name == owner)]
-    return match_page(match_data(log, shown=set(seats)), back=back)
+    return match_page(match_data(log, shown=set(seats)), back=back, back_label=back_label)
 
 

@@ -70,7 +70,8 @@ def verify_contest(directory: str | Path, jobs: int | None = None) -> Report:
     report.problems += _check_ratings(games, versions)
     if finals is not None and finals[0] == "done":
         inner = verify_directory(directory / "finals", jobs=jobs)
-        report.problems += inner.problems
+        # Finals marked done are complete: any match still to play there is a problem of the contest.
+        report.problems += inner.preamble() + inner.problems
         report.matches += inner.matches
         report.logs += inner.logs
     return report

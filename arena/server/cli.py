@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import secrets
 import sys
 import urllib.error
@@ -43,11 +44,14 @@ def register(subparsers: Any) -> None:
     s.set_defaults(func=cmd_serve)
 
     e = subparsers.add_parser("entrants", help="list or add a contest server's entrants",
-                              description="Add an entrant to CONFIG's contest (its token is printed once and "
-                                          "stored hashed), or list the entrants.")
+                              description="Add entrants to CONFIG's contest: each token is printed once (NAME, a "
+                                          "tab, the token), written to NAME.token for the entrant (arena submit "
+                                          "... --token @NAME.token) and stored hashed. Or list the entrants.")
     e.add_argument("action", choices=("add", "list"))
     e.add_argument("config", metavar="CONFIG")
     e.add_argument("names", nargs="*", metavar="NAME")
+    e.add_argument("--token-dir", metavar="DIR", default=".",
+                   help="where add writes NAME.token, readable by you alone (default: the current directory)")
     e.set_defaults(func=cmd_entrants)
 
     u = subparsers.add_parser("submit", help="upload a bot to a contest server",
@@ -170,12 +174,28 @@ def cmd_entrants(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.names:
         raise CliError("entrants add: name at least one entrant")
+    folder = Path(args.token_dir)
+    if not folder.is_dir():
+        raise CliError(f"--token-dir {folder}: no such directory")
+    for name in args.names:  # before any is added: a token file is never overwritten
+        if (folder / f"{name}.token").exists():
+            raise CliError(f"{folder / f'{name}.token'} exists (an earlier entrant's token?): move it away first")
     for name in args.names:
         try:
             token = add_entrant(db, name)
         except AuthError as exc:
             raise CliError(str(exc)) from None
-        print(f"{name}\t{token}")
+        path = folder / f"{name}.token"
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w") as file:
+                file.write(token + "\n")
+        except OSError as exc:
+            print(f"arena entrants: cannot write {path}: {exc.strerror}; the token is only here", file=sys.stderr)
+        else:
+            print(f"arena entrants: {name}'s token is in {path} (for {name} alone: arena submit URL BOT "
+                  f"--token @{path.name})", file=sys.stderr)
+        print(f"{name}\t{token}", flush=True)
     return EXIT_OK
 
 

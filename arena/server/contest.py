@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from typing import Any
 
@@ -12,11 +13,12 @@ from arena.server.auth import SESSION_COOKIE, Caller, Keys
 from arena.server.config import ServerConfig
 from arena.server.db import Database, GameStatus, Status
 from arena.server.engine import Engine
-from arena.server.ladder import interval
+from arena.server.ladder import interval, provisional
 from arena.server.net import client_address
 from arena.server.privacy import game_detail, version_detail
 from arena.server.ratelimit import FailureLimiter
 from arena.tournament.config import ConfigError
+
 
 
 class Contest:
@@ -56,6 +58,16 @@ class Contest:
             self.limiter.fail(address)
         return who
 
+    def no_entrant(self, request: Request) -> str:
+        """Why the request does not act as an entrant: no token given, or one that names nobody."""
+        header = request.headers.get("authorization", "")
+        if header.lower().startswith("bearer ") and header[7:].strip():
+            if self.caller(request).admin:
+                return "the admin token is not an entrant's: upload with the entrant's own token"
+            return ("this token belongs to no entrant (mistyped, or of a disqualified entrant?); "
+                    "each entrant's token is in NAME.token, written by `arena entrants add`")
+        return "an entrant's token is needed (Authorization: Bearer TOKEN)"
+
     def owns(self, caller: Caller, entrant: int) -> bool:
         """True when the caller may see an entrant's private things."""
         return caller.admin or caller.entrant == entrant
@@ -75,11 +87,13 @@ class Contest:
                           "submission": row.id, "rating": round(row.mu - 3 * row.sigma, 2),
                           "mu": round(row.mu, 2), "sigma": round(row.sigma, 2), "low": round(lo, 2),
                           "high": round(hi, 2), "games": row.games, "errors": row.errors,
-                          "provisional": row.games < self.config.ladder.provisional_games,
+                          "provisional": False,
                           "last_game": row.last_game, "last_change": round(row.last_delta, 2)})
         board.sort(key=lambda b: (-b["rating"], b["name"]))
+        typical = statistics.median(b["games"] for b in board) if board else 0
         for rank, entry in enumerate(board, 1):
             entry["rank"] = rank
+            entry["provisional"] = provisional(entry["games"], typical, self.config.ladder.provisional_games)
         return board
 
     def submission_data(self, row: Any, private: bool) -> dict[str, Any]:

@@ -102,3 +102,11 @@ def rate(a: tuple[float, float], b: tuple[float, float], ranks: Sequence[int]
 def interval(mu: float, sigma: float) -> tuple[float, float]:
     """The 95 % interval shown beside a rating."""
     return mu - 1.96 * sigma, mu + 1.96 * sigma
+
+
+PROVISIONAL_SHARE = 10  # a version with fewer than a tenth of the games typical on the board is not yet placed
+
+
+def provisional(games: int, typical: float, minimum: int) -> bool:
+    """Whether a rating is marked provisional: fewer games than the config asks, or than the board's others have."""
+    return games < minimum or games * PROVISIONAL_SHARE < typical

@@ -32,6 +32,7 @@ from arena.launch.botspec import (
     default_wire,
     parse_bot_spec,
     parse_wire,
+    unique_names,
     with_wire,
 )
 from arena.launch.process import LaunchError, Limits, check_folder
@@ -366,6 +367,7 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
     names: set[str] = set()
     # The wire of every bot that can choose (Python bots, Pascal modules); exec: and stdio: keep theirs.
     wire = _wire(check, data["transport"], "transport") if "transport" in data else None
+    given: set[str] = set()  # names given explicitly: no other entry may take them
     for i, item in enumerate(check.array(data["bots"], "bots")):
         key = f"bots[{i}]"
         if isinstance(item, str):
@@ -377,7 +379,7 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
         text = check.string(item["spec"], f"{key}.spec")
         options = check.table(item.get("options", {}), f"{key}.options")
         display = check.string(item["name"], f"{key}.name") if "name" in item else ""
-        own = _wire(check, item["transport"], f"{key}.transport") if "transport" in item else None
+        own_wire = _wire(check, item["transport"], f"{key}.transport") if "transport" in item else None
         try:
             # Paths in a spec are relative to the config file, like setup files.
             with contextlib.chdir(base):
@@ -387,9 +389,9 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
         except BotSpecError as exc:
             raise check.fail(f"{key}.spec", str(exc)) from None
         try:
-            spec = with_wire(spec, own) if own is not None else default_wire(spec, wire)
+            spec = with_wire(spec, own_wire) if own_wire is not None else default_wire(spec, wire)
         except BotSpecError as exc:
-            raise check.fail(f"{key}.transport" if own is not None else "transport", str(exc)) from None
+            raise check.fail(f"{key}.transport" if own_wire is not None else "transport", str(exc)) from None
         if spec.kind in (BotKind.EXEC, BotKind.STDIO) and shutil.which(spec.argv[0]) is None:
             raise check.fail(f"{key}.spec", f"no such program: {spec.argv[0]}")
         if spec.kind == BotKind.PASCAL and shutil.which("fpc") is None:
@@ -402,12 +404,17 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
                 raise check.fail(f"{key}.dir", f"{own} does not hold the bot's own files ({spec.files}), "
                                  "which would not be shown to it")
             spec = dataclasses.replace(spec, files=str(own))
-        if spec.name in names:
+        if spec.name in names and (display or spec.name in given):
             raise check.fail(f"{key}.name", f"duplicate bot name {spec.name!r} (give each entry its own name)")
         names.add(spec.name)
+        if display:
+            given.add(display)
         limits = _limits(check, item["limits"], f"{key}.limits") if "limits" in item else None
         entries.append(BotEntry(spec.name, spec, limits))
-    return entries
+    # Names not given are made from the specs and numbered where two coincide (`bot`, `bot-2`).
+    unique = unique_names([e.name for e in entries], [bool(e.spec.display) for e in entries])
+    return [e if e.name == name else dataclasses.replace(e, name=name, spec=dataclasses.replace(e.spec, display=name))
+            for e, name in zip(entries, unique)]
 
 
 def bot_labels(bots: list[BotEntry]) -> list[tuple[str, BotSpec]]:

@@ -1,24 +1,29 @@
 """The local executor: parallel referee processes, each with its own pool of bot processes.
 
-Workers are started with `spawn` (no inherited sockets or database handles) and die with
-the coordinator (PR_SET_PDEATHSIG); their bots die with them (the launcher). Each worker
-has its own pipe, so the coordinator knows which matches a worker holds: if a worker dies,
-exactly those matches are handed back to be re-queued.
+Workers are fresh interpreters (`python -P -c BOOT`: no inherited sockets or database
+handles) that import the arena and nothing else: unlike multiprocessing's `spawn`, they
+never run the user's `__main__` again, so a script without a `__main__` guard, `python -`
+and a notebook kernel all work. They die with the coordinator (PR_SET_PDEATHSIG); their
+bots die with them (the launcher). Each worker has its own socket pair, so the coordinator
+knows which matches a worker holds: if a worker dies, exactly those matches are handed back
+to be re-queued.
 """
 
 from __future__ import annotations
 
 import ctypes
 import logging
-import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import socket
+import subprocess
+import sys
 import traceback
 from collections import deque
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import Any
 
 from arena.launch.launcher import PR_SET_PDEATHSIG
@@ -78,10 +83,80 @@ def _worker_main(conn: Connection, plan: RunnerPlan, coordinator: int) -> None:
         runner.close()
 
 
+# The worker's first lines: take the coordinator's import path, make sure `arena` is the very
+# package the coordinator runs (a folder named `arena` in the working directory, such as a
+# clone of the project, must not shadow it), then serve. -P keeps the working directory off the path.
+BOOT = """\
+import importlib.util, os, sys
+from multiprocessing.connection import Connection
+conn = Connection(int(sys.argv[1]))
+path, root = conn.recv()
+sys.path[:] = path
+found = importlib.util.find_spec("arena")
+if found is None or found.origin is None or os.path.dirname(os.path.dirname(found.origin)) != root:
+    sys.path.insert(0, root)
+from arena.tournament.local import serve_worker
+serve_worker(conn)
+"""
+ARENA_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding this `arena` package
+
+
+def serve_worker(conn: Connection) -> None:
+    """The worker process's main: receive the plan, then play matches until told to stop."""
+    plan, coordinator = conn.recv()
+    _worker_main(conn, plan, coordinator)
+
+
+class WorkerProcess:
+    """A worker interpreter started by subprocess, with what the executor needs of a process."""
+
+    def __init__(self, number: int, plan: RunnerPlan) -> None:
+        theirs, ours = socket.socketpair()
+        self.popen = subprocess.Popen([sys.executable, "-P", "-c", BOOT, str(theirs.fileno())],
+                                      pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+        theirs.close()
+        self.pid = self.popen.pid
+        self.name = f"arena-worker-{number}"
+        self.sentinel = os.pidfd_open(self.pid)  # readable once the process has ended
+        self.conn = Connection(ours.detach())
+        try:
+            self.conn.send((sys.path, ARENA_ROOT))
+            self.conn.send((plan, os.getpid()))
+        except OSError:
+            pass  # it died at once: wait() sees its sentinel and reports its matches as lost
+
+    def is_alive(self) -> bool:
+        """True while the process runs."""
+        return self.popen.poll() is None
+
+    @property
+    def exitcode(self) -> int | None:
+        """Its exit status (negative: the signal), None while it runs."""
+        return self.popen.poll()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait up to timeout for it to end."""
+        try:
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def kill(self) -> None:
+        """SIGKILL it (its bots die with it)."""
+        if self.popen.poll() is None:
+            self.popen.kill()
+
+    def close(self) -> None:
+        """Release the pidfd once the process is gone."""
+        if self.sentinel >= 0:
+            os.close(self.sentinel)
+            self.sentinel = -1
+
+
 @dataclass
 class _Worker:
     number: int
-    process: BaseProcess
+    process: WorkerProcess
     conn: Connection
     tasks: deque[MatchTask] = field(default_factory=deque)
 
@@ -100,7 +175,6 @@ class LocalExecutor:
         self.plan = plan
         self.count = max(1, workers)
         self.slices = cpu_slices(self.count) if pin_cpus else [None] * self.count
-        self.context = multiprocessing.get_context("spawn")
         self.workers: list[_Worker] = []
         self.started = 0
 
@@ -115,14 +189,9 @@ class LocalExecutor:
             self.workers.append(self._spawn(number))
 
     def _spawn(self, number: int) -> _Worker:
-        ours, theirs = self.context.Pipe(duplex=True)
-        plan = replace(self.plan, cpus=self.slices[number])
-        process = self.context.Process(target=_worker_main, args=(theirs, plan, os.getpid()), name=f"arena-worker-{number}",
-                                       daemon=True)
-        process.start()
-        theirs.close()
+        process = WorkerProcess(number, replace(self.plan, cpus=self.slices[number]))
         self.started += 1
-        return _Worker(number, process, ours)
+        return _Worker(number, process, process.conn)
 
     def submit(self, task: MatchTask) -> None:
         """Hand a match to the least busy worker."""
@@ -178,6 +247,7 @@ class LocalExecutor:
                       worker.number, worker.process.exitcode, len(worker.tasks))
             outcomes += [Outcome(task, lost=True) for task in worker.tasks]
             worker.conn.close()
+            worker.process.close()
             self.workers[self.workers.index(worker)] = self._spawn(worker.number)
         return outcomes
 
@@ -197,4 +267,5 @@ class LocalExecutor:
                 worker.process.kill()
                 worker.process.join(5.0)
             worker.conn.close()
+            worker.process.close()
         self.workers = []

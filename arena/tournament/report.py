@@ -38,7 +38,9 @@ def _interval(bot: BotStanding) -> tuple[str, str]:
 
 def _status(bot: BotStanding) -> str:
     if bot.disqualified_at is not None:
-        return f"DISQUALIFIED ({bot.strikes} strikes, last in {bot.disqualified_at})"
+        # The count that disqualified it, as the run said on stderr; matches then in flight may add more.
+        more = f"; {bot.strikes} in all" if bot.strikes > bot.disqualifying_strikes else ""
+        return f"DISQUALIFIED after {bot.disqualifying_strikes} strikes (the last in {bot.disqualified_at}{more})"
     return f"{bot.strikes} strikes" if bot.strikes else "ok"
 
 

@@ -18,8 +18,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Protocol
 
-from tqdm import tqdm  # type: ignore[import-untyped]
-
 from arena.games import get_game
 from arena.launch.sandbox import Sandbox, announce, resolve_sandbox
 from arena.outcomes import FAILURES
@@ -30,7 +28,8 @@ from arena.tournament.formats import plan_for
 from arena.tournament.local import LocalExecutor, Outcome
 from arena.tournament.overlap import FIX, folder_conflict
 from arena.tournament.points import comparisons, pair_points
-from arena.tournament.report import terminal, write_reports
+from arena.tournament.progress import Progress
+from arena.tournament.report import write_reports
 from arena.tournament.schedule import MatchTask
 from arena.tournament.series import SeriesTally
 from arena.tournament.standings import Standings, compute
@@ -83,7 +82,7 @@ class RunOptions:
     workers: int | None = None
     quiet: bool = False
     trace: Path | None = None  # every message of every match, appended to this file
-    report_every: int = 0  # print the standings after every this many results (0: never)
+    report_every: int = 0  # a standings line after every this many games (0: a log's default, none on a terminal)
 
 
 def arena_version() -> str:
@@ -187,6 +186,7 @@ class Coordinator:
         self.results = {record.match: record for record in self.store.records("ord")}
         self.done = set(self.results)
         self.schedule = self.plan.tasks(self.results)  # knockout, Swiss: grows as rounds are decided
+        self.place = {task.match: i for i, task in enumerate(self.schedule)}
         if config.logs:  # the key that signs this directory's logs (protocol/LOGS.md): made with its store
             from arena.logs.signing import KeyFileError, results_key
             try:
@@ -198,31 +198,41 @@ class Coordinator:
         self.failures = 0
         # Two bots: A's running score against B (the progress line, the SPRT stop, the series summary).
         self.tally = SeriesTally(config.players, config.sprt) if len(config.bots) == 2 else None
+        # With an SPRT, results are recorded in schedule order (one that arrives early waits for those
+        # before it), so the decision, and the game the series stops at, do not depend on the workers.
+        self.in_order = self.tally is not None and config.sprt is not None
+        self.held: dict[int, MatchRecord] = {}  # schedule place -> a result waiting for earlier ones
+        self.next_place = 0  # the first place in the schedule without a result
         self.points: Counter[int] = Counter()  # running points per bot, for the leader on the progress line
         self.stopped_early = False  # the SPRT accepted a hypothesis before the schedule ran out
-        for record in self.store.records(order="rowid"):
+        rows = self.store.records(order="rowid")
+        for record in rows:
             self.book.observe(record)
-            self._count(record)
-        self.bar: tqdm | None = None
+            self._count(record, tally=False)
+        if self.tally is not None:  # in schedule order, as the decision is taken
+            self.tally.observe_all(sorted(rows, key=lambda r: self.place.get(r.match, len(self.place))))
+        self._skip_done()
+        self.progress: Progress | None = None
 
     def run(self) -> Standings:
         """Play every match without a row, then compute the standings and write the reports."""
         pending = deque(task for task in self.schedule if task.match not in self.done)
         if self._decided():
             pending = self._pairs_to_finish(pending, {})
-        self.bar = tqdm(total=max(self.plan.total(), len(self.schedule)), initial=len(self.done), unit="match", dynamic_ncols=True,
-                        desc=self.config.name, disable=self.options.quiet, leave=True, smoothing=0.05)
-        self._postfix()
+        quiet = self.options.quiet
+        self.progress = Progress(self.config.name, max(self.plan.total(), len(self.schedule)), len(self.done),
+                                 not quiet, self.options.report_every)
+        self._status()
         try:
             if pending or (self.plan.dynamic and not self.plan.finished(self.results) and not self._decided()):
-                if not self.options.quiet:
+                if not quiet:
                     announce(self.config.sandbox)
                 if resolve_sandbox(self.config.sandbox).mode == Sandbox.UID:
                     # Bots run as other users of this machine here: the results are not theirs to read.
                     os.chmod(self.out, os.stat(self.out).st_mode & ~0o007)
                 self._play(pending)
         finally:
-            self.bar.close()
+            self.progress.close()
         standings = self.standings()
         write_reports(self.out, standings)
         return standings
@@ -235,7 +245,7 @@ class Coordinator:
         attempts: Counter[str] = Counter()
         backing_off: list[tuple[float, MatchTask]] = []  # re-queued matches and when they may go again
         try:
-            while True:
+            while not (self.in_order and self._decided()):  # past the decision nothing more is recorded
                 now = time.monotonic()
                 for due in [entry for entry in backing_off if entry[0] <= now]:
                     backing_off.remove(due)
@@ -260,30 +270,69 @@ class Coordinator:
                 if not inflight:
                     continue
                 for outcome in executor.wait(WAIT_S):
-                    task = outcome.task
-                    inflight.pop(task.match, None)
+                    inflight.pop(outcome.task.match, None)
                     if outcome.record is not None:
-                        self._record(outcome.record)
-                        continue
-                    attempts[task.match] += 1
-                    problem = outcome.error.strip().splitlines()[-1] if outcome.error else "its worker was lost"
-                    if outcome.error and is_write_failure(problem):
-                        # A full or read-only disk fails every match alike: retrying changes nothing.
-                        raise TournamentError(write_failure(f"match {task.match} could not be played: {problem}",
-                                                            problem))
-                    if attempts[task.match] >= MAX_ATTEMPTS:
-                        raise TournamentError(f"match {task.match} failed {MAX_ATTEMPTS} times: {problem}; "
-                                              "the results so far are kept (--resume continues)")
-                    log.warning("match %s is re-queued: %s", task.match, problem)
-                    if outcome.error:
-                        log.debug("%s", outcome.error)
-                    # Back off: a machine short of processes or memory may recover meanwhile.
-                    backing_off.append((time.monotonic() + RETRY_BACKOFF_S * 2 ** (attempts[task.match] - 1), task))
+                        self._arrived(outcome.record)
+                    else:
+                        self._failed(outcome, attempts, backing_off)
             graceful = True
         except StoreWriteError as exc:  # a row or a log the coordinator could not write (forfeits included)
             raise TournamentError(write_failure(str(exc), exc)) from None
         finally:
             executor.close(graceful=graceful)
+            self._drop_unrecorded_logs()
+
+    def _failed(self, outcome: Outcome, attempts: Counter[str], backing_off: list[tuple[float, MatchTask]]) -> None:
+        """A match that came back without a result: played again after a pause, or the run stops."""
+        task = outcome.task
+        attempts[task.match] += 1
+        problem = outcome.error.strip().splitlines()[-1] if outcome.error else "its worker was lost"
+        if outcome.error and is_write_failure(problem):
+            # A full or read-only disk fails every match alike: retrying changes nothing.
+            raise TournamentError(write_failure(f"match {task.match} could not be played: {problem}", problem))
+        if attempts[task.match] >= MAX_ATTEMPTS:
+            raise TournamentError(f"match {task.match} failed {MAX_ATTEMPTS} times: {problem}; "
+                                  "the results so far are kept (--resume continues)")
+        log.warning("match %s is re-queued: %s", task.match, problem)
+        if outcome.error:
+            log.debug("%s", outcome.error)
+        # Back off: a machine short of processes or memory may recover meanwhile.
+        backing_off.append((time.monotonic() + RETRY_BACKOFF_S * 2 ** (attempts[task.match] - 1), task))
+
+    def _arrived(self, record: MatchRecord) -> None:
+        """A finished match (or a forfeit): recorded now, or, with an SPRT, once every match before it is."""
+        if not self.in_order:
+            self._record(record)
+            return
+        if self._decided():
+            return  # played past the decision: not part of the series (its log is removed at the end)
+        self.held[self.place.get(record.match, len(self.place))] = record
+        while self.next_place in self.held and not self._decided():
+            self._record(self.held.pop(self.next_place))
+            self._skip_done()
+        if self._decided():
+            self.held.clear()
+            self.stopped_early = len(self.done) < len(self.schedule)
+            if self.progress is not None:
+                self.progress.grow(len(self.done))
+
+    def _skip_done(self) -> None:
+        while self.next_place < len(self.schedule) and self.schedule[self.next_place].match in self.done:
+            self.next_place += 1
+
+    def _drop_unrecorded_logs(self) -> None:
+        """Remove the logs of matches played but not recorded: past an SPRT's decision, or in flight when stopped.
+
+        Their matches are played again on --resume; a log without its row would only look like a deleted row.
+        """
+        if not self.config.logs:
+            return
+        for task in self.schedule:
+            if task.match not in self.done:
+                try:
+                    (self.out / "logs" / f"{task.match}{LOG_SUFFIX}").unlink(missing_ok=True)
+                except OSError:
+                    pass  # a log left over is reported by arena verify, never mistaken for a result
 
     def _record(self, record: MatchRecord) -> None:
         """Store one finished match (once), then update strikes and progress.
@@ -312,20 +361,16 @@ class Coordinator:
         self.done.add(record.match)
         self.results[record.match] = record
         self._count(record)
-        for bot in self.book.observe(record):
+        disqualified = self.book.observe(record)
+        self._advance(record)
+        for bot in disqualified:
             self._say(f"{self.config.bots[bot].name} is disqualified after {self.book.strikes[bot]} strikes "
-                      f"(last: {record.reason} in {record.match})")
-        self._advance()
+                      f"(the last: {record.reason} in {record.match})")
 
     def _forfeit(self, task: MatchTask, seats: list[int]) -> None:
         names = [self.config.bots[b].name for b in task.bots]
-        record = forfeit_record(self.game, self.config.setups[task.setup].setup, task, names, seats,
-                                self.config.strikes.max_strikes)
-        self.store.add(record)
-        self.done.add(record.match)
-        self.results[record.match] = record
-        self._count(record)
-        self._advance()
+        self._arrived(forfeit_record(self.game, self.config.setups[task.setup].setup, task, names, seats,
+                                     self.config.strikes.max_strikes))
 
     def _next_rounds(self, pending: deque[MatchTask], inflight: dict[str, MatchTask]) -> None:
         """Queue the matches that the results so far have made known (knockout ties, Swiss rounds)."""
@@ -333,16 +378,16 @@ class Coordinator:
         new = [t for t in self.plan.tasks(self.results) if t.match not in known]
         if not new:
             return
+        self.place.update((t.match, len(self.schedule) + i) for i, t in enumerate(new))
         self.schedule += new
         pending.extend(t for t in new if t.match not in self.done and t.match not in inflight)
-        if self.bar is not None and self.bar.total < len(self.schedule):
-            self.bar.total = len(self.schedule)
-            self.bar.refresh()
+        if self.progress is not None and self.progress.total < len(self.schedule):
+            self.progress.grow(len(self.schedule))
 
-    def _count(self, record: MatchRecord) -> None:
+    def _count(self, record: MatchRecord, tally: bool = True) -> None:
         """Add a stored result to the running figures: failures, points, A against B."""
         self.failures += record.reason in FAILURES
-        if self.tally is not None:
+        if tally and self.tally is not None:
             self.tally.observe(record)
         if self.config.players > 1:
             for group in comparisons([record], self.config.players):
@@ -361,21 +406,31 @@ class Coordinator:
         left = deque(t for t in pending if (t.setup, t.round) in begun)
         if len(left) < len(pending):
             self.stopped_early = True
-            if self.bar is not None:
-                self.bar.total = len(self.done) + len(inflight) + len(left)
-                self.bar.refresh()
+            if self.progress is not None:
+                self.progress.grow(len(self.done) + len(inflight) + len(left))
         return left
 
-    def _advance(self) -> None:
-        if self.bar is not None:
-            self.bar.update(1)
-            self._postfix()
-        every = self.options.report_every
-        if every and len(self.done) % every == 0 and not self.plan.finished(self.results):
-            self._say(terminal(self.standings()))
+    def _advance(self, record: MatchRecord) -> None:
+        """Say that a game finished, and every K games how the standings stand."""
+        if self.progress is None:
+            return
+        self.progress.game(self.place.get(record.match, len(self.place)) + 1, record)
+        self._status()
+        if self.progress.due(len(self.done)) and not self.plan.finished(self.results):
+            self._say(self.running_line())
 
-    def _postfix(self) -> None:
-        if self.bar is None or self.bar.disable:
+    def running_line(self) -> str:
+        """One line of the standings so far: A's score against B, or the points of every bot."""
+        total = max(self.progress.total if self.progress else 0, len(self.schedule))
+        head = f"After {len(self.done)} of {total} games:"
+        if self.tally is not None and self.tally.trinomial.games:
+            a, b = self.config.bots[0].name, self.config.bots[1].name
+            return f"{head} {a} vs {b} {self.tally.progress()}"
+        order = sorted(range(len(self.config.bots)), key=lambda bot: (-self.points[bot], bot))
+        return f"{head} " + ", ".join(f"{self.config.bots[bot].name} {self.points[bot]:g}" for bot in order)
+
+    def _status(self) -> None:
+        if self.progress is None or self.progress.bar is None:
             return
         text = f"failures={self.failures} dq={len(self.book.disqualified)}"
         if self.tally is not None and self.tally.trinomial.games:
@@ -384,11 +439,11 @@ class Coordinator:
         elif self.points:
             leader = max(self.points, key=lambda bot: (self.points[bot], -bot))
             text = f"leader {self.config.bots[leader].name} ({self.points[leader]:g}) {text}"
-        self.bar.set_postfix_str(text, refresh=False)
+        self.progress.status(text)
 
     def _say(self, text: str) -> None:
-        if self.bar is not None and not self.bar.disable:
-            self.bar.write(text)
+        if self.progress is not None:
+            self.progress.say(text)
         log.info("%s", text)
 
     def standings(self) -> Standings:

@@ -19,10 +19,12 @@ from arena.tournament.sprt import (
     SprtSettingsError,
     SprtState,
     Trinomial,
+    elo_interval,
     estimate_elo,
     format_summary,
     sprt_settings,
     to_json,
+    verdict,
 )
 from arena.tournament.worker import MatchRecord
 from protocol.bot import KeyValueError, parse_key_values
@@ -127,8 +129,11 @@ class SeriesTally:
             est = estimate_elo(self.counts)
             if math.isfinite(est.elo) and math.isfinite(est.elo_error):
                 text += f" elo {est.elo:+.0f}±{est.elo_error:.0f}"
-            elif not math.isnan(est.elo):
-                text += f" elo {est.elo:+}"
+            elif math.isfinite(est.elo):
+                text += f" elo {est.elo:+.0f}"
+            else:  # a one-sided score: the bound the data give, never inf
+                low, high = elo_interval(self.counts)
+                text += f" elo >{low:+.0f}" if est.elo > 0 else f" elo <{high:+.0f}"
         state = self.state()
         if state is not None:
             text += f" llr {state.llr:.2f} ({state.lower:.2f}, {state.upper:.2f})"
@@ -139,25 +144,33 @@ class SeriesTally:
         data = to_json(self.trinomial, self.pentanomial, self.state())
         return {"a": names[0], "b": names[1], **data}
 
-    def lines(self, names: tuple[str, str]) -> list[str]:
-        """The cutechess-style report lines (with the SPRT's stop, when there was one)."""
+    def lines(self, names: tuple[str, str], scheduled: int = 0) -> list[str]:
+        """The cutechess-style report lines, ending with the SPRT's one verdict line when there is an SPRT.
+
+        The verdict quotes the LLR the decision was taken on. Series record their games in schedule
+        order and stop at the deciding pair, so it is the LLR printed above it; only a directory
+        written by an older arena, which counted games as they arrived, can hold games past it.
+        """
         lines = format_summary(names[0], names[1], self.trinomial, self.pentanomial, self.state())
-        if self.stop is not None and self.stop_games != self.trinomial.games:
-            lines[-1] += (f" (LLR {self.stop.llr:.2f} after {self.stop_games} games; "
-                          "the pairs then in flight were finished)")
+        if self.stop is not None:
+            lines[-1] = verdict(self.stop, self.stop_games)
+            if self.stop_games != self.trinomial.games:
+                lines[-1] += f"; {self.trinomial.games - self.stop_games} more were played before the series stopped"
+        if self.settings is not None and scheduled > self.trinomial.games:
+            lines[-1] += f" (of {scheduled} scheduled)"
         return lines
 
 
 def unplayed_problems(settings: SprtSettings, players: int, written: Iterable[MatchRecord],
-                      missing: Iterable[tuple[str, tuple[int, int]]]) -> list[str]:
-    """Why scheduled matches without a row are not explained by an SPRT stop (empty: they are).
+                      missing: Iterable[tuple[str, tuple[int, int]]]) -> tuple[list[str], str]:
+    """The scheduled matches without a row that an SPRT stop does not explain, and why they are still to play.
 
     The rows, counted in the order they were written, must reach a decision; a game pair is then
     either finished or not begun (missing: (match id, (setup, round)) of each match without a row).
     """
     missing = list(missing)
     if not missing:
-        return []
+        return [], ""
     tally = SeriesTally(players, settings)
     begun: set[tuple[int, int]] = set()
     for record in written:
@@ -165,8 +178,7 @@ def unplayed_problems(settings: SprtSettings, players: int, written: Iterable[Ma
         tally.observe(record)
     if not tally.decided:
         state = tally.state()
-        llr = f"{state.llr:.2f}" if state is not None else "?"
-        return [f"match {match}: no result row, and the SPRT had not decided (LLR {llr} within its bounds)"
-                for match, _ in missing]
-    return [f"match {match}: no result row, but the other game of its pair was played (--resume finishes it)"
-            for match, key in missing if key in begun]
+        llr = f"LLR {state.llr:.2f} within [{state.lower:.2f}, {state.upper:.2f}]" if state is not None else ""
+        return [match for match, _ in missing], f"the SPRT has not decided yet: {llr}"
+    half = [match for match, key in missing if key in begun]
+    return half, "the other game of their pairs was played" if half else ""

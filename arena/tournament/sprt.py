@@ -10,6 +10,8 @@ Pure functions (stdlib `math` only). The formulas follow, in our own words:
   (github:official-stockfish/fishtest), as ported to fastchess `app/src/matchmaking/sprt/sprt.cpp`.
 
 Degenerate inputs never raise: Elo is +inf / -inf for a perfect / null score and nan with no games.
+What is printed never shows them: a one-sided score reads as a bound (`> +277.1`), from the exact
+one-sided 95 % bound of a mean whose every sample was the best (or the worst) possible.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Z95 = 1.959963984540054  # the two-sided 95 % quantile of the standard normal, as fastchess
+TAIL = 0.025  # each tail of the 95 % interval
 NELO_DIVIDED_BY_NT = 800.0 / math.log(10.0)  # normalized Elo per unit of t-value (fishtest)
 REGULARIZER = 1e-3  # fishtest and fastchess replace a zero count by this
 GAME_SCORES = (0.0, 0.5, 1.0)
@@ -203,6 +206,39 @@ def estimate_elo(counts: Counts) -> EloEstimate:
     return EloEstimate(elo, error, los, score, games)
 
 
+def elo_interval(counts: Counts) -> tuple[float, float]:
+    """The 95 % interval of the Elo difference; an end is -inf / +inf where the data cannot bound it.
+
+    A perfect (null) score has no upper (lower) end; its other end is the Elo of the mean that n
+    samples, all the best (worst) possible, exclude at the 2.5 % level: 0.025 ** (1 / n).
+    """
+    raw = counts.as_list()
+    n = sum(raw)
+    if n == 0:
+        return math.nan, math.nan
+    score, var = _mean_variance(_pair_scores(len(raw)), [c / n for c in raw])
+    if score >= 1.0:
+        return elo_from_score(TAIL ** (1.0 / n)), math.inf
+    if score <= 0.0:
+        return -math.inf, elo_from_score(1.0 - TAIL ** (1.0 / n))
+    se = math.sqrt(var / n)
+    return elo_from_score(score - Z95 * se), elo_from_score(score + Z95 * se)
+
+
+def elo_text(counts: Counts) -> str:
+    """The Elo difference for people: `39.7 +/- 21.5`, or a bound where a side is unbounded (never inf or nan)."""
+    est = estimate_elo(counts)
+    if est.games == 0:
+        return "none yet (no games)"
+    if math.isfinite(est.elo) and math.isfinite(est.elo_error):
+        return f"{est.elo:.1f} +/- {est.elo_error:.1f}"
+    low, high = elo_interval(counts)
+    bound = f"> {low:+.1f}" if math.isfinite(low) else f"< {high:+.1f}"
+    if math.isfinite(est.elo):
+        return f"{est.elo:.1f}, 95 % interval {bound}"
+    return f"{bound} (95 %)"
+
+
 def _regularized_pdf(counts: Counts) -> tuple[float, list[float], list[float]]:
     """Total, outcome values and empirical probabilities with zero counts set to 1e-3 (fishtest)."""
     raw = [c if c else REGULARIZER for c in counts.as_list()]
@@ -337,22 +373,31 @@ def format_summary(
     sprt_state: SprtState | None = None,
 ) -> list[str]:
     """Cutechess-style report lines for a series of A against B."""
-    est = _series_estimate(trinomial, pentanomial)
+    counts: Counts = pentanomial if pentanomial is not None and pentanomial.pairs else trinomial
+    est = estimate_elo(counts)
     t = trinomial
+    share = f"{t.score:.3f}" if t.games else "-"
+    los = f"{100.0 * est.los:.1f} %" if t.games else "-"
     lines = [
-        f"Score of {name_a} vs {name_b}: {t.wins} - {t.losses} - {t.draws}  [{t.score:.3f}] {t.games}",
-        f"Elo difference: {est.elo:.1f} +/- {est.elo_error:.1f}, LOS: {100.0 * est.los:.1f} %",
+        f"Score of {name_a} vs {name_b}: {t.wins} - {t.losses} - {t.draws}  [{share}] {t.games}",
+        f"Elo difference: {elo_text(counts)}, LOS: {los}",
     ]
     if pentanomial is not None:
         lines.append(f"Ptnml(0-2): [{', '.join(str(c) for c in pentanomial.as_list())}]")
     if sprt_state is not None:
         s = sprt_state
-        lines.append(
-            f"LLR: {s.llr:.2f} ({s.lower:.2f}, {s.upper:.2f}) [{s.elo0:.2f}, {s.elo1:.2f}]"
-        )
-        if s.decision is not None:
-            lines.append(f"{s.decision} was accepted")
+        lines.append(f"LLR: {s.llr:.2f} ({s.lower:.2f}, {s.upper:.2f}) [{s.elo0:.2f}, {s.elo1:.2f}]")
+        lines.append(verdict(s, t.games))
     return lines
+
+
+def verdict(state: SprtState, games: int) -> str:
+    """The one line that says what the SPRT concluded, with the LLR it concluded on."""
+    if state.decision == "H1":
+        return f"SPRT: H1 was accepted (LLR {state.llr:.2f} >= {state.upper:.2f}) after {games} games"
+    if state.decision == "H0":
+        return f"SPRT: H0 was accepted (LLR {state.llr:.2f} <= {state.lower:.2f}) after {games} games"
+    return f"SPRT: no decision (LLR {state.llr:.2f} in [{state.lower:.2f}, {state.upper:.2f}]) after {games} games"
 
 
 def _json_float(x: float) -> float | None:
@@ -364,8 +409,9 @@ def to_json(
     pentanomial: Pentanomial | None = None,
     sprt_state: SprtState | None = None,
 ) -> dict[str, Any]:
-    """A JSON-safe summary: counts, Elo, error and LOS, and the SPRT if any (non-finite -> None)."""
+    """A JSON-safe summary: counts, Elo, error, interval and LOS, and the SPRT if any (non-finite -> None)."""
     est = _series_estimate(trinomial, pentanomial)
+    interval = elo_interval(pentanomial if pentanomial is not None and pentanomial.pairs else trinomial)
     out: dict[str, Any] = {
         "games": trinomial.games,
         "wins": trinomial.wins,
@@ -374,6 +420,8 @@ def to_json(
         "pentanomial": pentanomial.as_list() if pentanomial is not None else None,
         "elo": _json_float(est.elo),
         "elo_error": _json_float(est.elo_error),
+        "elo_lower": _json_float(interval[0]),
+        "elo_upper": _json_float(interval[1]),
         "los": _json_float(est.los),
     }
     if sprt_state is not None:

@@ -47,6 +47,7 @@ class BotStanding:
     forfeits: int = 0
     strikes: int = 0
     disqualified_at: str | None = None
+    disqualifying_strikes: int = 0  # the strikes that disqualified it (more may follow from matches in flight)
     rating: Rating | None = None
     place: int = 0
 
@@ -121,6 +122,7 @@ def compute(meta: dict[str, Any], records: list[MatchRecord], written_order: lis
     for bot in bots:
         bot.strikes = book.strikes[bot.index]
         bot.disqualified_at = book.disqualified.get(bot.index)
+        bot.disqualifying_strikes = rule.max_strikes if bot.disqualified_at is not None else 0
     for record in records:
         out = forfeited_seats(record)
         for seat, index in enumerate(record.bots):

@@ -17,13 +17,16 @@ import io
 import json
 import math
 import os
+import sys
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
+
+from tqdm import tqdm  # type: ignore[import-untyped]
 
 from arena.games import GameError, UnknownGame, get_game
 from arena.logs.matchlog import MAX_LOG_BYTES, LogError, parse_log
@@ -31,6 +34,7 @@ from arena.logs.replay import verify as resimulate
 from arena.logs.signing import KEY_FILE, KeyFileError, check_signature, results_key
 from arena.outcomes import FORFEIT
 from arena.tournament.config import StrikeRule
+from arena.tournament.findings import Report
 from arena.tournament.dirlock import in_use_note
 from arena.tournament.formats import plan_of
 from arena.tournament.report import (
@@ -58,27 +62,6 @@ SEAT_GROUPS = {"bot": "bots", "score": "scores", "rank": "ranks", "time_ms": "ti
 
 class NotResults(Exception):
     """DIR is not a tournament results directory at all (or its store cannot be opened)."""
-
-
-@dataclass
-class Report:
-    """What `arena verify` found: the problem lines and how much was checked."""
-
-    directory: Path
-    problems: list[str] = field(default_factory=list)
-    matches: int = 0  # result rows checked
-    logs: int = 0  # log files read
-
-    @property
-    def ok(self) -> bool:
-        """True when nothing disagrees."""
-        return not self.problems
-
-    def summary(self) -> str:
-        """The last line: how much was verified and the verdict."""
-        count = len(self.problems)
-        verdict = "OK" if self.ok else f"{count} problem{'s' if count != 1 else ''}"
-        return f"verified {self.matches} matches, {self.logs} logs: {verdict}"
 
 
 @dataclass(frozen=True)
@@ -229,9 +212,7 @@ class _Verifier:
 
     def run(self) -> Report:
         store = self._open()
-        busy = in_use_note(self.dir)
-        if busy:
-            self.problem(busy)
+        self.report.busy = in_use_note(self.dir)
         try:
             meta = store.meta()
             if not meta:
@@ -317,23 +298,23 @@ class _Verifier:
         for match in counts:
             if match not in schedule:
                 self.problem(f"match {match}: a result row, but no such match is scheduled")
-        logs = self.dir / "logs"
+        self.report.scheduled = len(schedule)
+        unplayed = [(m, (t.setup, t.round)) for m, t in schedule.items() if m not in counts]
         if config.get("sprt") is not None:  # a series stopped by its SPRT: the rest was never to be played
-            unplayed = [(m, (t.setup, t.round)) for m, t in schedule.items() if m not in counts]
             try:
                 settings = sprt_settings(config["sprt"])
             except (SprtSettingsError, TypeError) as exc:
                 self.problem(f"{self.dir}: the stored SPRT settings cannot be used: {exc}")
                 settings = None
-            for line in unplayed_problems(settings, players, written, unplayed) if settings else []:
-                self.problem(line)
-            schedule_missing: dict[str, MatchTask] = {}
+            if settings is not None:
+                self.report.unplayed, self.report.unplayed_why = unplayed_problems(settings, players, written,
+                                                                                   unplayed)
         else:
-            schedule_missing = schedule
-        for match, task in schedule_missing.items():
-            if match not in counts:
-                there = (logs / f"{match}{LOG_SUFFIX}").exists()
-                self.problem(f"match {match}: no result row" + (" (its log exists)" if there else ""))
+            self.report.unplayed = [match for match, _ in unplayed]
+        for match in self.report.unplayed:
+            if (self.dir / "logs" / f"{match}{LOG_SUFFIX}").exists():
+                self.problem(f"match {match}: no result row, but its log exists (a game in flight when the run "
+                             "stopped, or a row deleted)")
         jobs = []
         key, signed = self._key()
         for record in ordered:
@@ -363,6 +344,10 @@ class _Verifier:
         self._check_stray_logs(counts, schedule)
         if malformed:
             self.problem(f"{self.dir}: reports not compared: the store holds malformed rows")
+            return
+        if self.report.unplayed and not any((self.dir / name).exists() for name in (STANDINGS_JSON, STANDINGS_MD,
+                                                                                     MATCHES_CSV)):
+            self.report.reports_pending = True  # a run writes them when it ends
             return
         try:
             standings = compute(meta, ordered, written)
@@ -436,9 +421,15 @@ class _Verifier:
         workers = self.jobs or min(8, len(os.sched_getaffinity(0)))
         if len(jobs) < PARALLEL_FROM or workers < 2:
             return [check_log(job) for job in jobs]
-        # Re-simulation is pure CPU per log: spread it over cores (fork: nothing to import again).
-        with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-            return list(pool.map(check_log, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
+        # Re-simulation is pure CPU per log: spread it over cores (fork: nothing to import again). On a
+        # terminal a bar shows how far it is; a log file gets nothing but the result.
+        bar = tqdm(total=len(jobs), unit="log", desc="verify", disable=not sys.stderr.isatty(), leave=False)
+        found = []
+        with bar, ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+            for result in pool.map(check_log, jobs, chunksize=max(1, min(50, len(jobs) // (workers * 4)))):
+                found.append(result)
+                bar.update(1)
+        return found
 
     def _check_stray_logs(self, counts: Counter[str], schedule: dict[str, MatchTask]) -> None:
         logs = self.dir / "logs"

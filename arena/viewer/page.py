@@ -97,7 +97,8 @@ def _result_html(data: dict[str, Any]) -> str:
     if result is None:
         return f"<p><b>No result:</b> {html.escape(data['truncation'])}</p>"
     rows = "".join(
-        f"<tr><td>{i} {html.escape(name)}</td><td class='num'>{result['scores'][i]:g}</td>"
+        f"<tr><td><span class='name' title='{html.escape(name)}'>{i} {html.escape(name)}</span></td>"
+        f"<td class='num'>{result['scores'][i]:g}</td>"
         f"<td class='num'>{result['ranks'][i]}</td></tr>"
         for i, name in enumerate(names) if i < len(result["scores"])
     )
@@ -120,8 +121,8 @@ def _output_html(data: dict[str, Any]) -> str:
     return f"<div class='panel'><h2>Bot output</h2>{''.join(parts)}</div>" if parts else ""
 
 
-def match_page(data: dict[str, Any], back: str = "") -> str:
-    """The viewer page of one match, from match_data(); back: href of the report it belongs to."""
+def match_page(data: dict[str, Any], back: str = "", back_label: str = "tournament report") -> str:
+    """The viewer page of one match, from match_data(); back: href of the page it belongs to, named back_label."""
     names = data["names"]
     heading = f"{data['game']}: " + " vs ".join(html.escape(n) for n in names)
     clock = data["clock"]
@@ -132,7 +133,7 @@ def match_page(data: dict[str, Any], back: str = "") -> str:
     badges = (f"<span class='badge ok' id='verdict'>&#x2713; {html.escape(verdict['message'])}</span>" if verdict["ok"]
               else f"<span class='badge bad' id='verdict'>&#x2717; {html.escape(verdict['message'])}</span>")
     if back:
-        badges += f"<a id='back-link' href='{html.escape(back)}'>&#x2190; tournament report</a>"
+        badges += f"<a id='back-link' href='{html.escape(back)}'>&#x2190; {html.escape(back_label)}</a>"
     if data["stopped"]:
         badges += f"<span class='badge bad'>{html.escape(data['stopped'])}</span>"
     body = MATCH_BODY.substitute(

@@ -173,7 +173,7 @@ def _standings_html(standings: dict[str, Any]) -> str:
                  b.get("points"), None if share is None else 100 * share,
                  rating.get("value") if rating else None,
                  f"{_num(rating.get('low'), 1)} .. {_num(rating.get('high'), 1)}" if rating else None]
-        tds = "".join(f"<td class='num'>{_num(c, 1)}</td>" if i != 1 else f"<td>{_esc(c)}</td>"
+        tds = "".join(f"<td class='num'>{_num(c, 1)}</td>" if i != 1 else f"<td class='bot'>{_esc(c)}</td>"
                       for i, c in enumerate(cells))
         graph = _interval_svg(rating, lo, hi) if rating is not None and rating in ratings else ""
         fail = ", ".join(f"{k} {v}" for k, v in sorted(failures.items()))
@@ -204,8 +204,8 @@ def _crosstable_html(standings: dict[str, Any]) -> str:
                 cells.append(f"<td class='num {kind}'>{_num(cell['points'])} / {cell['games']}</td>")
             else:
                 cells.append("<td class='num'>&ndash;</td>")
-        rows.append(f"<tr><th>{_esc(a)}</th>{''.join(cells)}</tr>")
-    head = "".join(f"<th class='num'>{_esc(n)}</th>" for n in names)
+        rows.append(f"<tr><th class='bot'>{_esc(a)}</th>{''.join(cells)}</tr>")
+    head = "".join(f"<th class='num bot'>{_esc(n)}</th>" for n in names)
     return (f"<section id='crosstable'><h2>Crosstable</h2><p>Points of the row bot against the column bot "
             f"/ comparisons.</p><table><thead><tr><th>vs</th>{head}</tr></thead><tbody>{''.join(rows)}"
             f"</tbody></table></section>")
@@ -281,7 +281,7 @@ def _matches_html(rows: list[MatchRow]) -> str:
         link = (f"<a href='{html.escape(row.page)}' data-match='{_esc(row.match)}'>{_esc(row.match)}</a>"
                 if row.page else _esc(row.match))
         seat_cells = "".join(
-            f"<td>{_esc(row.names[i] if i < len(row.names) else '')} "
+            f"<td class='bot'>{_esc(row.names[i] if i < len(row.names) else '')} "
             f"<b>{_esc(row.scores[i] if i < len(row.scores) else '')}</b></td>" for i in range(seats))
         verdict = ("&#x2713;" if row.verdict == "ok" else f"<span title='{_esc(row.verdict)}'>&#x2717; "
                    f"{_esc(row.verdict[:60])}</span>" if row.verdict else "&ndash;")

@@ -87,7 +87,7 @@ def test_check_bot_fails_a_bot_that_plays_illegal_moves() -> None:
                for line in failures[0::2])
     assert all("after 1 ply): illegal: illegal move [" in line and "already blocked" in line
                for line in failures[1::2])
-    assert lines[-1] == f"FAIL: tests/fixtures/illegal_bot.py failed {total} of {total} games (illegal {total})"
+    assert lines[-1] == f"FAIL: illegal_bot failed {total} of {total} games (illegal {total})"
 
 
 def test_check_bot_plays_a_solo_game_alone() -> None:

@@ -199,7 +199,7 @@ def test_display_names_for_a_match_and_a_series(tmp_path: Path) -> None:
                    "--quiet", "--out", str(tmp_path / "s"))
     assert series.returncode == 0 and series.stdout.startswith("Score of v6 vs v7: ")
     wrong = arena("match", "blocking", "random", "random", "--name", "v6")
-    assert wrong.returncode == 2 and "--name: give one per BOT (2), not 1" in wrong.stderr
+    assert wrong.returncode == 2 and "give one per BOT (2), not 1" in wrong.stderr
 
 
 def test_a_registered_bot_option_of_the_wrong_type_is_refused() -> None:

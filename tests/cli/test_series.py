@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from arena.tournament.sprt import Pentanomial, llr_logistic, sprt_bounds
 from tests.cli.test_cli import arena
+from tests.helpers import FIXTURES, ROOT
+from tests.tournament.helpers import rows_in
 from tests.tournament.test_sprt import primal_llr
 
 SMALL = ("--set", "rows=5", "--set", "cols=5")
@@ -78,17 +85,76 @@ def test_more_seats_report_standings(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (("blocking", "random", "random", "--games", "3"), "--games must be a multiple of the seats (2)"),
+    (("blocking", "random", "random", "--games", "3"), "games must be a multiple of the seats (2)"),
     (("blocking", "random", "random", "--sprt", "elo0=0,elo1=5"), "--sprt is for a series: add --games N"),
     (("blocking", "random", "random", "--games", "2", "--sprt", "elo0=5,elo1=0"), "must be below elo1"),
     (("blocking", "random", "random", "--games", "2", "--sprt", "elo0=0,elo1=5,x=1"), "unknown key 'x'"),
     (("blocking", "random", "random", "--games", "2", "--sprt", "elo0=0"), "elo1 is missing"),
     (("blocking", "random", "random", "--games", "2", "--sprt", "elo0=a,elo1=5"), "--sprt.elo0: must be a number"),
     (("blocking", "random", "random", "--games", "2", "--log", "x.msgpack"), "--log is for a single match"),
-    (("blocking", "random", "random", "--games", "2", "--resume"), "--resume needs --out DIR"),
     (("blocky", "greedy", "random", "smart", "--games", "3", "--sprt", "elo0=0,elo1=5"), "compares two bots"),
 ])
 def test_bad_series_options_get_one_line(tmp_path: Path, args, message: str) -> None:
     out = arena("match", *args, cwd=tmp_path)
     assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert not (tmp_path / "logs").exists() or not any((tmp_path / "logs").iterdir())
+
+
+def verdicts(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("SPRT: ") or "was accepted" in line]
+
+
+def test_the_readme_example_and_an_undecided_series_print_one_verdict_each(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    example = re.search(r"^\$ (arena match .*--sprt \S+)\n((?:.+\n)+?)```", readme, re.M)
+    assert example is not None
+    words = example.group(1).split()[1:] + ["--out", str(tmp_path / "example")]
+    done = arena(*words, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    printed = example.group(2).splitlines()
+    assert done.stdout.splitlines()[:5] == printed[:5]  # the README shows what the command prints
+    [line] = verdicts(done.stdout)
+    llr = re.search(r"^LLR: (\S+) ", done.stdout, re.M)
+    assert llr is not None and line.startswith(f"SPRT: H1 was accepted (LLR {llr.group(1)} >= 2.94) after ")
+    undecided = arena("match", "blocking", "random", "sequential", "--set", "rows=6", "--set", "cols=6", "--games",
+                      "40", "--sprt", "elo0=0,elo1=10", "--out", str(tmp_path / "undecided"), cwd=tmp_path)
+    assert undecided.returncode == 0, undecided.stderr
+    [line] = verdicts(undecided.stdout)
+    assert re.fullmatch(r"SPRT: no decision \(LLR -?\d+\.\d\d in \[-2\.94, 2\.94\]\) after 40 games", line), line
+
+
+def test_a_one_sided_series_prints_no_inf_or_nan(tmp_path: Path) -> None:
+    loser = str(FIXTURES / "illegal_bot.py")  # every move it makes is illegal: 0-20
+    done = arena("match", "blocking", loser, "random", *SMALL, "--games", "20", "--out", str(tmp_path / "s"),
+                 cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Score of illegal_bot vs random: 0 - 20 - 0  [0.000] 20\n"), done.stdout
+    assert "Elo difference: < -140.2 (95 %), LOS: 0.0 %" in done.stdout
+    assert not re.search(r"\b(inf|nan)\b", done.stdout + done.stderr, re.I), done.stdout
+    data = json.loads(arena("match", "blocking", loser, "random", *SMALL, "--games", "20", "--json",
+                            "--out", str(tmp_path / "j"), cwd=tmp_path).stdout)
+    assert data["elo"] is None and data["elo_upper"] == pytest.approx(-140.2, abs=0.05)
+
+
+def test_an_interrupted_3000_game_series_verifies_in_a_few_lines(tmp_path: Path) -> None:
+    out = tmp_path / "long"
+    command = [sys.executable, "-m", "arena.cli", "match", "blocking", "random", "maxblock", "--set", "rows=3",
+               "--set", "cols=4", "--games", "3000", "--sandbox", "none", "--out", str(out), "--workers", "2"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while rows_in(out / "results.sqlite") < 100:
+        assert process.poll() is None and time.monotonic() < deadline, "the series did not get going"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, said = process.communicate(timeout=60)
+    assert process.returncode == 130 and said.strip().endswith("(run again with --resume to finish)"), said
+    played = rows_in(out / "results.sqlite")
+    done = arena("verify", str(out), cwd=tmp_path)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert len(lines) <= 10, lines
+    assert lines[0].startswith(f"incomplete: {played} of 3000 matches have a result, {3000 - played} have none yet "
+                               "(e.g. "), lines
+    assert lines[0].endswith(f"; the same command with --resume --out {out} finishes it")
+    assert lines[-1] == f"verified {played} matches, {played} logs: incomplete ({3000 - played} of 3000 matches to " \
+                        "play), nothing else wrong", lines

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from arena.clock import ClockSettings
+from arena.games import get_game
 from arena.launch.botspec import parse_bot_spec
-from arena.launch.process import BotProcess
+from arena.launch.process import BotProcess, Limits
+from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.match import stdio, transport
+from arena.match.run import MatchPlan, play_match
+from arena.setups import complete_setup
 from tests.helpers import FIXTURES, run
 
 BOT = f"stdio:{sys.executable} {FIXTURES / 'stdiobot.py'}"
@@ -79,3 +85,74 @@ def test_a_line_longer_than_the_pipe_waits_for_the_bot_to_read_it_within_a_grace
                 assert waited >= grace
         finally:
             process.kill()
+
+
+UNFLUSHED = """
+import json, sys
+out = open(1, "w", buffering=65536)  # a full buffer never flushed: a C bot without fflush
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "init":
+        out.write(json.dumps({"type": "ready", "seq": message["seq"]}) + "\\n")
+"""
+LINES_ON_STDIN = """
+import sys
+for line in sys.stdin:
+    pass
+"""
+
+
+def test_a_stdio_bot_that_never_flushes_is_told_so(tmp_path: Path) -> None:
+    (tmp_path / "unflushed.py").write_text(UNFLUSHED)
+    result, _ = run("blocking", [f"stdio:{sys.executable} {tmp_path / 'unflushed.py'}", "random"],
+                          {"rows": 3, "cols": 3}, clock=ClockSettings(budget_ms=300))
+    assert (result.reason, result.offender) == ("timeout", 0)
+    assert result.detail.endswith("; nothing arrived on its standard output before the deadline (is it flushed?)")
+    # the control: a stdio bot that flushes and then thinks too long gets no such hint
+    slow, _ = run("blocking", [f"{BOT} slow", "random"], {"rows": 3, "cols": 3}, clock=ClockSettings(budget_ms=300))
+    assert slow.reason == "timeout" and "flushed" not in slow.detail, slow.detail
+
+
+def test_a_stdio_program_started_as_a_zeromq_bot_is_told_what_it_is(tmp_path: Path) -> None:
+    (tmp_path / "lines.py").write_text(LINES_ON_STDIN)
+    result, _ = run("blocking", [f"exec:{sys.executable} {tmp_path / 'lines.py'}", "random"], {"rows": 3, "cols": 3})
+    assert (result.reason, result.offender) == ("crash", 0)
+    assert "exited with status 0 at start-up; a ZeroMQ bot (exec:) connects to $ARENA_ENDPOINT and says hello " \
+           "first (SPEC.md section 2): a program that reads JSON lines on its standard input is a stdio: bot" \
+           in result.detail, result.detail
+    # started as what it is, the same program is no crash at start-up
+    fine, _ = run("blocking", [f"stdio:{sys.executable} {tmp_path / 'lines.py'}", "random"], {"rows": 3, "cols": 3},
+                  clock=ClockSettings(budget_ms=300))
+    assert fine.reason == "timeout" and "ZeroMQ" not in fine.detail
+
+
+RECORDER = """
+import json, sys
+for raw in sys.stdin.buffer:
+    sys.stderr.write("RAW " + raw.hex() + "\\n")
+    sys.stderr.flush()
+    message = json.loads(raw)
+    if message["type"] == "init":
+        print(json.dumps({"type": "ready", "seq": message["seq"]}), flush=True)
+    elif message["type"] == "turn":
+        print(json.dumps({"type": "resign", "seq": message["seq"]}), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+
+
+def test_the_referee_writes_compact_utf8_json_one_message_per_line(tmp_path: Path) -> None:
+    (tmp_path / "recorder.py").write_text(RECORDER)
+    specs = [parse_bot_spec("random", "blocking", display="café-π"),
+             parse_bot_spec(f"stdio:{sys.executable} {tmp_path / 'recorder.py'}", "blocking")]
+    rules = get_game("blocking")
+    log = tmp_path / "m.msgpack"
+    play_match(MatchPlan(rules, specs, complete_setup(rules, {"rows": 4, "cols": 4}, 2, 1), 1, ClockSettings(), "m", log,
+                         Limits(), Sandbox.NONE))
+    lines = [bytes.fromhex(line[4:]) for line in read_log(log).output[1].splitlines() if line.startswith("RAW ")]
+    assert len(lines) >= 2 and json.loads(lines[0])["type"] == "init"
+    for raw in lines:
+        assert raw.endswith(b"\n") and not raw.endswith(b"\r\n") and raw.count(b"\n") == 1
+        text = raw.decode("utf-8")
+        assert text[:-1] == json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
+    assert "café-π".encode() in lines[0]  # as itself in UTF-8, not \\u escapes

@@ -99,3 +99,23 @@ def test_the_sdk_started_by_hand_serves_over_zeromq(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "protocol.run", bot], capture_output=True, text=True, cwd=ROOT,
                           timeout=60, check=False, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
     assert done.returncode == 2 and "ARENA_ENDPOINT and ARENA_TOKEN must be set" in done.stderr, done.stderr
+
+
+BROKEN = {
+    "syntax": ("from protocol.bot import Bot\nclass Broken(Bot)\n    pass\n", "broken.py, line 2: SyntaxError: "),
+    "import": ("from protocol.bot import Bot\nimport no_such_module_here\n",
+               "broken.py, line 2: ModuleNotFoundError: No module named 'no_such_module_here'"),
+    "constructor": ("from protocol.bot import Bot\nclass Broken(Bot):\n    def __init__(self, **options):\n"
+                    "        super().__init__(**options)\n        self.table = {}['weights']\n",
+                    "broken.py, line 5: KeyError: 'weights'"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BROKEN))
+def test_a_bot_that_cannot_load_names_its_file_and_line_in_the_result(tmp_path: Path, kind: str) -> None:
+    source, where = BROKEN[kind]
+    (tmp_path / "broken.py").write_text(source)
+    result, _ = run("blocking", [str(tmp_path / "broken.py"), "random"], BOARD)
+    assert (result.reason, result.offender, result.plies) == ("crash", 0, 0)
+    assert f"(cannot start bot: {where}" in result.detail, result.detail
+    assert "at start-up" in result.detail

@@ -91,8 +91,14 @@ def test_without_the_server_extra_entrants_work_and_serve_names_the_extra(tmp_pa
     path = tmp_path / "contest.toml"
     path.write_text('game = "blocking"\nsandbox = "none"\n')
     added = subprocess.run([sys.executable, "-c", BLOCKED, "entrants", "add", str(path), "ann"], capture_output=True,
-                           text=True, timeout=60)
+                           text=True, timeout=60, cwd=tmp_path)
     assert added.returncode == 0 and added.stdout.startswith("ann\t"), added.stderr
+    # the token is also in ann.token, for ann alone, ready for `arena submit ... --token @ann.token`
+    token = tmp_path / "ann.token"
+    assert token.read_text() == added.stdout.split("\t")[1] and token.stat().st_mode & 0o777 == 0o600
+    again = subprocess.run([sys.executable, "-c", BLOCKED, "entrants", "add", str(path), "bob", "ann"],
+                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert again.returncode == 2 and "ann.token exists" in again.stderr and not (tmp_path / "bob.token").exists()
     served = subprocess.run([sys.executable, "-c", BLOCKED, "serve", str(path), "--insecure"], capture_output=True,
                             text=True, timeout=60)
     assert served.returncode == 2

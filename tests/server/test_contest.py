@@ -126,9 +126,13 @@ def test_a_broken_build_and_an_illegal_bot_are_refused_and_only_their_owner_sees
 
 def test_uploads_without_a_valid_token_are_refused(server: Server) -> None:
     with server.client() as anonymous:
-        assert anonymous.post("/api/submissions", files={"file": ("a.py", FEWEST)}).status_code == 401
+        refused = anonymous.post("/api/submissions", files={"file": ("a.py", FEWEST)})
+        assert refused.status_code == 401
+        assert refused.json()["error"] == "an entrant's token is needed (Authorization: Bearer TOKEN)"
     with server.client("wrong-token-" + "x" * 20) as wrong:
-        assert wrong.post("/api/submissions", files={"file": ("a.py", FEWEST)}).status_code == 401
+        refused = wrong.post("/api/submissions", files={"file": ("a.py", FEWEST)})
+        assert refused.status_code == 401  # a token was given: the message says it names nobody
+        assert refused.json()["error"].startswith("this token belongs to no entrant (mistyped, or of a disqualified")
     with server.client(server.tokens["carol"]) as carol:
         big = carol.post("/api/submissions", files={"file": ("big.py", b"#" * 300_000)})
         assert big.status_code == 413
@@ -184,6 +188,7 @@ def test_every_game_replays_and_its_log_verifies(server: Server) -> None:
     for game in played[:5]:
         page = server.get(game["replay"])
         assert page.status_code == 200 and 'id="board"' in page.text
+        assert "<a id='back-link' href='/'>&#x2190; leaderboard</a>" in page.text  # the way back
     logs = sorted((server.state / "ladder" / "logs").glob("*.msgpack"))[:5]
     for log in logs:
         done = subprocess.run([sys.executable, "-m", "arena.cli", "replay", str(log), "--verify"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from arena.server.ladder import SIGMA, Entry, nearest_k, pick_pair, rate
+from arena.server.ladder import SIGMA, Entry, nearest_k, pick_pair, provisional, rate
 
 
 def entry(number: int, mu: float = 25.0, games: int = 50, **kw: object) -> Entry:
@@ -57,3 +57,11 @@ def test_ratings_move_towards_the_winner_and_a_draw_keeps_the_means() -> None:
     assert wa > 25 > wb
     (da, sa), (db, sb) = rate((25.0, SIGMA), (25.0, SIGMA), [0, 0])
     assert da == db == 25.0 and sa < SIGMA
+
+
+def test_a_rating_from_few_games_beside_many_is_provisional() -> None:
+    assert provisional(5, typical=5, minimum=12)  # the config's count
+    assert not provisional(14, typical=20, minimum=12)
+    # 14 games where versions typically have 315 (the house bot that ranked first, unmarked): provisional
+    assert provisional(14, typical=315, minimum=12)
+    assert not provisional(40, typical=315, minimum=12)

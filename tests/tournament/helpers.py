@@ -41,13 +41,13 @@ def write_config(path: Path, data: dict[str, Any]) -> Path:
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run `arena` tournament subcommands in a subprocess, as a user would."""
-    return subprocess.run([sys.executable, "-m", "arena.tournament", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout, check=False)
 
 
 def start_cli(*args: str) -> subprocess.Popen[str]:
     """Start `arena tournament ...` in the background."""
-    return subprocess.Popen([sys.executable, "-m", "arena.tournament", *args], cwd=ROOT,
+    return subprocess.Popen([sys.executable, "-m", "arena.cli", *args], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 

@@ -32,7 +32,7 @@ def check(data: dict[str, Any], base: Path | None = None) -> Any:
         ({"bots": ["random", "exec:/no/such/program --x"]}, "bots[1].spec: no such program"),
         ({"game": "blocky", "bots": ["random", {"spec": "smart", "options": {"difficulty": -1}}]},
          "bots[1].options: bad options for smart: difficulty must be a positive integer"),
-        ({"bots": ["random", "random"]}, "bots[1].name: duplicate bot name 'random'"),
+        ({"bots": ["random", {"spec": "maxblock", "name": "random"}]}, "bots[1].name: duplicate bot name 'random'"),
         ({"bots": ["random", {"spec": "sequential", "options": {"sed": 3}}]},
          "bots[1].options: bad options for sequential: unknown option 'sed' (options of sequential: seed=0)"),
         ({"bots": ["random", "maxblock:depth=2"]},

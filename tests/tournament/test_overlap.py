@@ -173,5 +173,6 @@ def test_arena_match_warns_about_two_entrants_in_one_folder(tmp_path: Path) -> N
     if "sandbox none" in done.stderr:  # nothing is hidden from trusted bots anyway
         assert warnings == [], done.stderr
     else:
-        assert len(warnings) == 1 and f"{alice}) and seat 1 ({bob}) share the folder {tmp_path}" in warnings[0], \
-            done.stderr
+        # the bots by their short names: seat 0 (alice.py) and seat 1 (bob.py)
+        assert len(warnings) == 1 and f"seat 0 (alice.py) and seat 1 (bob.py) share the folder {tmp_path}" \
+            in warnings[0], done.stderr

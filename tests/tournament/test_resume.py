@@ -110,7 +110,7 @@ def test_a_local_worker_killed_mid_tournament(tmp_path: Path) -> None:
                 return
             time.sleep(0.005)
         workers = [pid for pid in children_of(os.getpid())
-                   if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+                   if b"serve_worker" in Path(f"/proc/{pid}/cmdline").read_bytes()]
         victims.append(min(workers))
         os.kill(victims[0], signal.SIGKILL)
 

@@ -34,15 +34,20 @@ def test_a_config_with_sprt_stops_early_and_verifies(tmp_path: Path) -> None:
     assert verify.returncode == 0, verify.stdout
 
 
-def test_report_every_prints_the_standings_during_the_run(tmp_path: Path) -> None:
+def test_report_every_prints_a_standings_line_during_the_run(tmp_path: Path) -> None:
     data = TWO | {"bots": ["perfect", "random", "maxblock"], "setups": {"random": {"count": 2, "rows": 4,
                                                                                     "cols": 4}}}
     config = write_config(tmp_path / "three.toml", data)
     out = cli("tournament", str(config), "--out", str(tmp_path / "out"), "--workers", "1", "--report-every", "4")
     assert out.returncode == 0, out.stderr
-    # 12 matches: standings after 4 and 8 during the run, then the final table
-    assert out.stdout.count("| perfect ") == 3, out.stdout
-    assert "leader perfect" in out.stderr  # the progress line names the leader
+    # 12 matches: a line after 4 and after 8 during the run (stderr is no terminal: no bar), then the table
+    said = out.stderr.splitlines()
+    running = [line for line in said if line.startswith("After ")]
+    assert [line.split(":")[0] for line in running] == ["After 4 of 12 games", "After 8 of 12 games"], said
+    assert all("perfect" in line and "random" in line and "maxblock" in line for line in running)
+    assert len([line for line in said if line.startswith("Finished game ")]) == 12
+    assert "\r" not in out.stderr
+    assert out.stdout.count("| perfect ") == 1, out.stdout
 
 
 @pytest.mark.parametrize(("sprt", "needle"), [
@@ -91,7 +96,9 @@ def test_unplayed_matches_need_a_decision_and_whole_pairs() -> None:
     settings = SprtSettings(0.0, 50.0)
     wins = [record(s, bots, [1, 2] if bots[0] == 0 else [2, 1]) for s in range(30) for bots in ([0, 1], [1, 0])]
     missing = [("s40-r0-b0-b1", (40, 0))]
-    assert unplayed_problems(settings, 2, wins, missing) == []
-    assert "the SPRT had not decided" in unplayed_problems(settings, 2, wins[:4], missing)[0]
+    assert unplayed_problems(settings, 2, wins, missing) == ([], "")
+    undecided, why = unplayed_problems(settings, 2, wins[:4], missing)
+    assert undecided == [match for match, _ in missing] and why.startswith("the SPRT has not decided yet: LLR ")
     half = [("s29-r0-b1-b0", (29, 0))]
-    assert "the other game of its pair was played" in unplayed_problems(settings, 2, wins[:-1], half)[0]
+    assert unplayed_problems(settings, 2, wins[:-1], half) == (["s29-r0-b1-b0"],
+                                                                "the other game of their pairs was played")

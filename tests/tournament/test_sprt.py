@@ -19,6 +19,7 @@ from arena.tournament.sprt import (
     Pentanomial,
     Trinomial,
     elo_from_score,
+    elo_interval,
     estimate_elo,
     format_summary,
     llr_logistic,
@@ -380,12 +381,35 @@ def test_format_summary_lines() -> None:
     assert lines[1] == elo_line(estimate_elo(p))
     assert lines[2] == "Ptnml(0-2): [3, 20, 50, 30, 17]"
     assert lines[3] == f"LLR: {state.llr:.2f} (-2.94, 2.94) [0.00, 50.00]"
-    assert lines[4] == "H1 was accepted"
+    assert lines[4] == f"SPRT: H1 was accepted (LLR {state.llr:.2f} >= 2.94) after 240 games"
     only_games = format_summary("A", "B", t, None, None)
     assert only_games[1] == elo_line(estimate_elo(t))
     assert len(only_games) == 2
     empty = format_summary("A", "B", Trinomial(), None, sprt(Trinomial(), 0.0, 5.0))
-    assert empty[-1].startswith("LLR: 0.00")
+    assert empty[-2].startswith("LLR: 0.00")
+    assert empty[-1] == "SPRT: no decision (LLR 0.00 in [-2.94, 2.94]) after 0 games"
+    assert empty[1] == "Elo difference: none yet (no games), LOS: -"
+
+
+@pytest.mark.parametrize(("counts", "elo"), [
+    (Trinomial(losses=20), "Elo difference: < -277.4 (95 %), LOS: 0.0 %"),
+    (Trinomial(wins=20), "Elo difference: > +277.4 (95 %), LOS: 100.0 %"),
+    (Pentanomial(ww=10), "Elo difference: > +140.2 (95 %), LOS: 100.0 %"),
+    (Trinomial(wins=19, draws=1), "Elo difference: 636.4, 95 % interval > +442.1, LOS: 100.0 %"),
+])
+def test_a_one_sided_score_prints_a_bound_never_inf_or_nan(counts, elo: str) -> None:
+    t = counts if isinstance(counts, Trinomial) else Trinomial(wins=2 * counts.ww)
+    p = counts if isinstance(counts, Pentanomial) else None
+    lines = format_summary("A", "B", t, p, sprt(counts, 0.0, 10.0))
+    assert lines[1] == elo
+    assert not any(word in line for line in lines for word in ("inf", "nan")), lines
+    low, high = elo_interval(counts)
+    if math.isinf(estimate_elo(counts).elo):  # the mean that n samples, every one the best, exclude at 2.5 %
+        n = sum(counts.as_list())
+        bound = low if math.isfinite(low) else high
+        assert abs(bound) == pytest.approx(400 * math.log10(0.025 ** (1 / n) / (1 - 0.025 ** (1 / n))))
+    data = to_json(t, p, sprt(counts, 0.0, 10.0))
+    assert "Infinity" not in json.dumps(data) and "NaN" not in json.dumps(data)
 
 
 def test_to_json() -> None:

@@ -215,3 +215,21 @@ def test_the_store_is_append_only(tmp_path: Path) -> None:
             store.db.execute(statement)
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     store.close()
+
+
+def test_what_the_run_says_of_a_disqualification_agrees_with_the_table(tmp_path: Path) -> None:
+    # Two workers keep more of the crasher's matches in flight when its third strike arrives: they may
+    # add strikes after it, and the table and the run must still tell the same count.
+    config = write_config(tmp_path / "strikes.toml", {
+        "name": "strikes", "game": "blocking", "games_per_pairing": 8, "concurrency": 2,
+        "bots": ["random", "sequential", badbot("exit_at_start")], "sandbox": "none",
+        "setups": {"fixed": {"rows": 4, "cols": 4}}, "strikes": {"max_strikes": 3}})
+    done = cli("tournament", str(config), "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "disqualified" in line]
+    assert len(said) == 1 and said[0].startswith("badbot.py is disqualified after 3 strikes (the last: crash in "), said
+    last = said[0].split(" in ")[-1].rstrip(")")
+    table = (tmp_path / "out" / "standings.md").read_text()
+    assert f"DISQUALIFIED after 3 strikes (the last in {last}" in table, table
+    strikes = json.loads((tmp_path / "out" / "standings.json").read_text())["bots"][2]["strikes"]
+    assert (f"; {strikes} in all)" in table) == (strikes > 3)

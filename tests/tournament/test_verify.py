@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.logs.signing import key_id
 from arena.tournament.config import config_from_data
 from arena.tournament.verify import config_fingerprint
 from tests.helpers import badbot
@@ -116,7 +117,13 @@ def test_logs_signed_with_another_key_are_forged(copy: Path) -> None:
     (copy / "log.key").write_text("ab" * 32 + "\n")  # the logs were signed with another key
     done = verify(copy)
     assert done.returncode == 1
-    lines = problems(done)
+    # one line for the one kind of problem, counted, with the first logs as examples
+    [line] = problems(done)
+    assert line.startswith(f"{TOTAL} times: signature FORGED: signed by key "), line
+    assert line.endswith(f"not by the key it was checked with ({key_id(bytes.fromhex('ab' * 32))}) (e.g. "
+                         "s0-r0-b0-b1.msgpack, s0-r0-b1-b0.msgpack, s0-r0-b0-b2.msgpack, ...; --all lists every one)")
+    every = cli("verify", str(copy), "--all")
+    lines = every.stdout.splitlines()[:-1]
     assert len(lines) == TOTAL and all(": signature FORGED: " in line for line in lines), lines[:3]
 
 
@@ -171,7 +178,10 @@ def test_an_extra_row_and_a_missing_row(copy: Path) -> None:
     assert done.returncode == 1
     lines = problems(done)
     assert "match s0-r7-b0-b1: a result row, but no such match is scheduled" in lines
-    assert "match s4-r1-b2-b1: no result row (its log exists)" in lines
+    assert ("match s4-r1-b2-b1: no result row, but its log exists (a game in flight when the run stopped, or a "
+            "row deleted)") in lines
+    assert lines[0].startswith(f"incomplete: {TOTAL - 1} of {TOTAL} matches have a result, 1 has none yet "
+                               "(s4-r1-b2-b1); the same command with --resume --out ")
 
 
 def test_an_edited_matches_csv(copy: Path) -> None:

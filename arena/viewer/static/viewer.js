@@ -275,7 +275,7 @@
   frames.forEach(function (f, i) {
     var li = html("li", { "data-ply": i }, list);
     if (f.ply > 0) { html("span", { class: "dot", style: "background:" + SEAT[f.seat] }, li); }
-    html("span", {}, li, moveLine(f));
+    html("span", { class: "move" }, li, moveLine(f));
     if (f.ply > 0) { html("span", { class: "time" }, li, fmtMs(f.time_ms)); }
     li.addEventListener("click", function () { stop(); show(i); });
   });
@@ -288,7 +288,7 @@
       var tr = html("tr", { "data-seat": seat, class: f.to_move === seat ? "to-move" : "" }, body);
       var td = html("td", {}, tr);
       html("span", { class: "dot", style: "background:" + SEAT[seat] }, td);
-      html("span", {}, td, seat + " " + name);
+      html("span", { class: "name", title: name }, td, seat + " " + name);
       var left = f.clocks[seat];
       var bar = html("td", { class: "bar" }, tr);
       html("span", { style: "width:" + Math.max(0, Math.min(100, 100 * left / budget)).toFixed(1) + "%;background:" +
