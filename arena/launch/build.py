@@ -81,6 +81,7 @@ class ContainedRun:
     log: str  # the tail of its standard error
     timed_out: bool = False
     limit: str = ""  # which limit of its cgroup stopped it, if one did
+    cpu_ms: float | None = None  # the CPU time its processes used, where a cgroup counted it
 
 
 def python_command(module: str, args: Sequence[str]) -> list[str]:
@@ -128,7 +129,7 @@ def run_contained(argv: Sequence[str], stdin: bytes, isolation: Isolation, limit
                                        pass_fds=fds)
         code, out, log, timed_out = _talk(process, stdin, limits.timeout_s, group)
         limit = group.limit_hit() if group is not None else ""
-        return ContainedRun(code, out, log, timed_out, limit)
+        return ContainedRun(code, out, log, timed_out, limit, group.cpu_ms() if group is not None else None)
     finally:
         _clean_up(group, [lease], scratch)
 

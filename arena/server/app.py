@@ -239,7 +239,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
     async def api_submit(request: Request) -> Response:
         caller = contest.caller(request)
         if caller.entrant is None:
-            return JSONResponse({"error": contest.no_entrant(request)}, status_code=401)
+            return JSONResponse({"error": contest.no_entrant(request, caller)}, status_code=401)
         if too_large(request):
             return JSONResponse({"error": f"over the upload limit of {config.uploads.max_bytes} bytes"},
                                 status_code=413)
@@ -276,7 +276,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
     async def api_submissions(request: Request) -> Response:
         caller = contest.caller(request)
         if caller.entrant is None:
-            return JSONResponse({"error": contest.no_entrant(request)}, status_code=401)
+            return JSONResponse({"error": contest.no_entrant(request, caller)}, status_code=401)
         rows = contest.db.rows("SELECT s.*, e.name AS entrant_name FROM submissions s JOIN entrants e "
                                "ON e.id = s.entrant WHERE s.entrant = ? ORDER BY s.id", caller.entrant)
         return JSONResponse([contest.submission_data(row, True) for row in rows])
@@ -299,7 +299,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         caller = contest.caller(request)
         api = request.headers.get("authorization", "").lower().startswith("bearer ")
         if caller.entrant is None:
-            return JSONResponse({"error": contest.no_entrant(request)}, status_code=401) if api else \
+            return JSONResponse({"error": contest.no_entrant(request, caller)}, status_code=401) if api else \
                 RedirectResponse("/login", status_code=303)
         if api:
             try:

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import shutil
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -43,6 +44,10 @@ log = logging.getLogger(__name__)
 VALIDATION_LEASE_S = 600.0
 # The upload's reader in the sandbox: a bomb meets these long before the server notices it.
 CHECK_LIMITS = BuildLimits(timeout_s=10.0, disk_mb=16, memory_mb=256, processes=8)
+# Readers run a few at a time: fifty at once on two cores would each pass its time limit waiting
+# for a core, and an honest upload would be refused for the machine's load.
+_READERS = threading.BoundedSemaphore(max(2, os.cpu_count() or 2))
+READER_QUEUE_S = 60.0
 _OPEN_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -75,12 +80,21 @@ def check_upload(config: ServerConfig, filename: str, data: bytes) -> Checked:
     if len(data) > config.uploads.max_bytes:
         raise SubmissionError(f"{name}: {len(data)} bytes, over the limit of {config.uploads.max_bytes}", 413)
     reader = python_command("arena.server.unpack", arguments("check", name, config.game, bounds(config)))
+    busy = SubmissionError("the server cannot check uploads just now; try again in a minute", 503)
+    if not _READERS.acquire(timeout=READER_QUEUE_S):
+        raise busy
     try:
         ran = run_contained(reader, data, resolve_sandbox(config.tournament.sandbox), CHECK_LIMITS)
     except (MachineError, OSError) as exc:  # the machine's, never the entrant's
         log.warning("an upload could not be checked: %s", exc)
-        raise SubmissionError("the server cannot check uploads just now; try again in a minute", 503) from None
+        raise busy from None
+    finally:
+        _READERS.release()
     if ran.timed_out:
+        if ran.cpu_ms is not None and ran.cpu_ms < CHECK_LIMITS.timeout_s * 1000 / 2:
+            # Out of time while mostly waiting for a core: the machine was busy, nothing is stored.
+            log.warning("an upload's reader ran out of time having used %.0f ms of CPU", ran.cpu_ms)
+            raise busy
         raise SubmissionError(f"{name}: reading it takes longer than {CHECK_LIMITS.timeout_s:.0f} s", 413)
     if ran.returncode != 0:
         if ran.limit:
