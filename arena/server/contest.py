@@ -57,11 +57,11 @@ class Contest:
             self.limiter.fail(address)
         return who
 
-    def no_entrant(self, request: Request) -> str:
-        """Why the request does not act as an entrant: no token given, or one that names nobody."""
+    def no_entrant(self, request: Request, caller: Caller) -> str:
+        """Why the request (made by caller) does not act as an entrant: no token given, or one that names nobody."""
         header = request.headers.get("authorization", "")
         if header.lower().startswith("bearer ") and header[7:].strip():
-            if self.caller(request).admin:
+            if caller.admin:  # not asked again: a second look would count a wrong token twice
                 return "the admin token is not an entrant's: upload with the entrant's own token"
             return ("this token belongs to no entrant (mistyped, or of a disqualified entrant?); "
                     "each entrant's token is in NAME.token, written by `arena entrants add`")

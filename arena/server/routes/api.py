@@ -39,7 +39,7 @@ async def api_submissions(request: Request) -> Response:
     contest = site(request).contest
     caller = contest.caller(request)
     if caller.entrant is None:
-        return JSONResponse({"error": contest.no_entrant(request)}, status_code=401)
+        return JSONResponse({"error": contest.no_entrant(request, caller)}, status_code=401)
     return JSONResponse([contest.submission_data(row, True) for row in contest.versions(caller.entrant)])
 
 

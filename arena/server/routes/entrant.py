@@ -44,7 +44,7 @@ async def api_submit(request: Request) -> Response:
     contest = web.contest
     caller = contest.caller(request)
     if caller.entrant is None:
-        return JSONResponse({"error": contest.no_entrant(request)}, status_code=401)
+        return JSONResponse({"error": contest.no_entrant(request, caller)}, status_code=401)
     if too_large(web, request):
         return JSONResponse({"error": f"over the upload limit of {web.config.uploads.max_bytes} bytes"},
                             status_code=413)
@@ -82,7 +82,7 @@ async def scrimmage(request: Request) -> Response:
     caller = contest.caller(request)
     api = bearer(request)
     if caller.entrant is None:
-        return JSONResponse({"error": contest.no_entrant(request)}, status_code=401) if api else \
+        return JSONResponse({"error": contest.no_entrant(request, caller)}, status_code=401) if api else \
             RedirectResponse("/login", status_code=303)
     if api:
         try:
