@@ -33,7 +33,8 @@ from arena.tournament.config import (
     default_concurrency,
 )
 from arena.tournament.formats import plan_for
-from arena.tournament.runner import Coordinator, RunOptions, make_plan
+from arena.tournament.executors import make_plan
+from arena.tournament.runner import Coordinator, RunOptions
 from arena.tournament.worker import MatchRunner
 
 BOTS = 4

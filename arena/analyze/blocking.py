@@ -121,8 +121,7 @@ def play(config: TournamentConfig, tasks: list[MatchTask], workers: int, progres
                 for outcome in executor.wait(WAIT_S):
                     inflight -= 1
                     if outcome.record is None:
-                        raise CliError(f"game {outcome.task.match} could not be played: "
-                                       f"{(outcome.error or 'its worker was lost').strip().splitlines()[-1]}")
+                        raise CliError(f"game {outcome.task.match} could not be played: {outcome.problem}")
                     records[outcome.task.match] = outcome.record
                 if progress and time.monotonic() - shown > 0.5:
                     shown = time.monotonic()
