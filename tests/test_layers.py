@@ -156,10 +156,10 @@ def test_rules_engines_do_no_io() -> None:
 def test_an_added_upward_import_is_caught() -> None:
     graph = modules()
     graph["arena.games.blocking"] = graph["arena.games.blocking"] | {"arena.match.referee"}
-    graph["arena.launch.process"] = graph["arena.launch.process"] | {"arena.tournament.runner"}
+    graph["arena.launch.process"] = graph["arena.launch.process"] | {"arena.tournament.coordinator"}
     graph["arena.play.session"] = graph["arena.play.session"] | {"arena.tournament.config"}
     assert upward_imports(graph) == ["arena.games.blocking -> arena.match.referee",
-                                     "arena.launch.process -> arena.tournament.runner",
+                                     "arena.launch.process -> arena.tournament.coordinator",
                                      "arena.play.session -> arena.tournament.config"]
     graph["arena.match.hub"] = graph["arena.match.hub"] | {"arena.match.referee"}
     assert any("arena.match.hub" in group for group in circles(graph))

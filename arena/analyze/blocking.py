@@ -27,7 +27,7 @@ from arena.tournament.config import (
     config_from_data,
     default_concurrency,
 )
-from arena.tournament.runner import RunOptions, make_executor
+from arena.tournament.coordinator import RunOptions, make_executor
 from arena.tournament.schedule import MatchTask, derive_seed
 
 DEFAULT_SIZES = "3x3,4x4,5x5,6x6,7x7"

@@ -37,10 +37,10 @@ from arena.launch.process import Limits
 from arena.logs.matchlog import output_records, write_log
 from arena.logs.signing import user_key
 from arena.match.hub import Hub, Peer
+from arena.match.onematch import launch_player, shutdown
 from arena.match.player import Player
 from arena.match.referee import Referee
 from arena.match.result import MatchResult
-from arena.match.run import launch_player, shutdown
 from arena.match.trace import Tracer
 from arena.play.log import GameRecord, RecordingLog, check_log
 from arena.play.ui import COMMAND_HELP, Command, View
