@@ -33,8 +33,8 @@ from arena.tournament.adhoc import (
     tournament_hint,
 )
 from arena.tournament.config import ConfigError, TournamentConfig, config_from_data, load_config
+from arena.tournament.coordinator import RunOptions
 from arena.tournament.report import STANDINGS_MD, terminal
-from arena.tournament.runner import RunOptions
 from arena.tournament.series import parse_sprt
 from arena.tournament.session import RunOutcome, RunRefused, outline, run_config, run_directory
 from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
@@ -162,8 +162,8 @@ def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int
     the board after every move; progress: say the sandbox in use on stderr.
     """
     from arena.logs.signing import user_key  # the log is signed with the user's key (protocol/LOGS.md)
-    from arena.match.run import MatchPlan, default_log_path
-    from arena.match.run import play_match as play
+    from arena.match.onematch import MatchPlan, default_log_path
+    from arena.match.onematch import play_match as play
 
     rules = _game(game)
     specs = _wired(_specs(rules, bots, names), transport)

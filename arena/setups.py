@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import Game, SetupError
-from protocol.bot import KeyValueError, parse_key_values
+from protocol.options import KeyValueError, parse_key_values
 
 
 class SetupFileError(ValueError):

@@ -29,8 +29,8 @@ from arena.launch.botspec import parse_bot_spec  # noqa: E402
 from arena.launch.process import Limits  # noqa: E402
 from arena.logs.matchlog import LogWriter  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
+from arena.match.onematch import launch_player, shutdown  # noqa: E402
 from arena.match.referee import Referee  # noqa: E402
-from arena.match.run import launch_player, shutdown  # noqa: E402
 
 BOTS = HERE / "clock_bots.py"
 

@@ -47,8 +47,8 @@ from arena.launch.process import BotProcess, Limits  # noqa: E402
 from arena.launch.sandbox import Sandbox  # noqa: E402
 from arena.logs.matchlog import LogWriter  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
+from arena.match.onematch import launch_player, shutdown  # noqa: E402
 from arena.match.referee import Referee  # noqa: E402
-from arena.match.run import launch_player, shutdown  # noqa: E402
 from protocol import zmtp  # noqa: E402
 from protocol.codec import encode_json_line  # noqa: E402
 

@@ -27,7 +27,7 @@ from arena.launch.botspec import parse_bot_spec  # noqa: E402
 from arena.launch.process import BotProcess, Limits  # noqa: E402
 from arena.launch.sandbox import Sandbox, check_sandbox, resolve_sandbox  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
-from arena.match.run import launch_player  # noqa: E402
+from arena.match.onematch import launch_player  # noqa: E402
 from bench.tournament import config, run  # noqa: E402
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from arena.games.blocking import neighbourhoods
 from arena.tournament.config import config_from_data
-from arena.tournament.runner import Coordinator, RunOptions
+from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.standings import Standings
 
 SOLVER_SECONDS = 30.0  # per blocking board whose outcome the bench computes with the solver

@@ -26,14 +26,15 @@ import time
 from pathlib import Path
 
 from arena.games import get_game
-from arena.match.run import MatchPlan, play_match
+from arena.match.onematch import MatchPlan, play_match
 from arena.tournament.config import (
     TournamentConfig,
     config_from_data,
     default_concurrency,
 )
+from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.formats import plan_for
-from arena.tournament.runner import Coordinator, RunOptions, make_plan
+from arena.tournament.executors import make_plan
 from arena.tournament.worker import MatchRunner
 
 BOTS = 4

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from arena.games import REFEREE, Move, State, get_game
-from protocol.bot import Bot, options_of
+from protocol.bot import Bot
+from protocol.options import options_of
 
 
 def bits(mask: int) -> list[int]:

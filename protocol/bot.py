@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import inspect
-import json
 import random
-from collections.abc import Iterable
 from typing import Any, ClassVar
 
 
@@ -55,78 +52,3 @@ class Bot:
         self, scores: list[float], ranks: list[int], reason: str, offender: int | None
     ) -> None:
         """The match is over (no answer is expected)."""
-
-
-class KeyValueError(ValueError):
-    """A `KEY=VALUE` item without its `=` or its key."""
-
-    def __init__(self, pair: str) -> None:
-        super().__init__(f"{pair!r} is not KEY=VALUE")
-        self.pair = pair
-
-
-def parse_key_values(pairs: Iterable[str]) -> dict[str, Any]:
-    """`KEY=VALUE` items as a map: values are JSON when they parse, else strings; keys are stripped.
-
-    The one reader of bot options (`-o`, `name:k=v,...`), `--set` setup values and `--sprt`.
-    """
-    values: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise KeyValueError(pair)
-        try:
-            values[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            values[key.strip()] = raw
-    return values
-
-
-def options_of(cls: type[Bot]) -> tuple[str, ...]:
-    """The keyword options a bot class accepts, from its constructors: name=default (JSON)."""
-    shown = []
-    for name, default in _defaults(cls).items():
-        try:
-            shown.append(name if default is None else f"{name}={json.dumps(default)}")
-        except TypeError:  # not a value a spec could give: shown as Python writes it
-            shown.append(f"{name}={default!r}")
-    return tuple(shown)
-
-
-def _defaults(cls: type[Bot]) -> dict[str, Any]:
-    """Each keyword option's default, from the most derived constructor that declares it."""
-    found: dict[str, Any] = {}
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None or klass is object:
-            continue
-        for param in inspect.signature(init).parameters.values():
-            if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
-                continue
-            if param.name != "self" and param.default is not param.empty:
-                found.setdefault(param.name, param.default)
-    return found
-
-
-def _kind_of(default: Any) -> tuple[tuple[type, ...], str] | None:
-    """The values an option with this default takes, and their name; None: anything."""
-    if isinstance(default, bool):
-        return (bool,), "true or false"
-    if isinstance(default, int):
-        return (int,), "an integer"
-    if isinstance(default, float):
-        return (int, float), "a number"
-    if isinstance(default, str):
-        return (str,), "a string"
-    return None
-
-
-def build_bot(cls: type[Bot], options: dict[str, Any]) -> Bot:
-    """An instance of cls with options, each of the type of its default; TypeError names a wrong one."""
-    defaults = _defaults(cls)
-    for name, value in options.items():
-        kind = _kind_of(defaults.get(name))
-        if kind is None or (isinstance(value, kind[0]) and not (isinstance(value, bool) and bool not in kind[0])):
-            continue
-        raise TypeError(f"option {name} must be {kind[1]}, not {json.dumps(value)}")
-    return cls(**options)

@@ -69,3 +69,11 @@ def end_message(seq: int, match: str, scores: list[float], ranks: list[int], rea
 def bye_message() -> dict[str, Any]:
     """The bot may exit."""
     return {"type": "bye"}
+
+
+# --- a bot's first message (the SDK and a person at the terminal both send it)
+
+
+def hello_message(token: str, name: str) -> dict[str, Any]:
+    """A bot's first message: the protocol it speaks, its seat's token ("" on pipes) and its name."""
+    return {"type": "hello", "protocol": PROTOCOL_VERSION, "token": token, "name": name}

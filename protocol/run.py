@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from protocol import zmtp
-from protocol.bot import Bot, KeyValueError, build_bot, parse_key_values
+from protocol.bot import Bot
+from protocol.options import KeyValueError, build_bot, parse_key_values
 from protocol.codec import (
     ProtocolError,
     decode_from_referee,
@@ -30,7 +31,7 @@ from protocol.codec import (
     encode,
     encode_json_line,
 )
-from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
+from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES, hello_message
 
 
 class BotLoadError(Exception):
@@ -140,8 +141,7 @@ def _connect(endpoint: str) -> tuple[Callable[[bytes], Any], Callable[[], bytes]
 def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
     """Connect to the referee and serve matches until `bye`; return the exit status."""
     send, recv, close = _connect(endpoint)
-    hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "token": token,
-             "name": name or bot.name or type(bot).__name__}
+    hello = hello_message(token, name or bot.name or type(bot).__name__)
     send(encode(hello))
     try:
         while True:
@@ -177,8 +177,7 @@ def protocol_pipes() -> tuple[int, int]:
 
 def serve_stdio(bot: Bot, reader: int, writer: int, name: str = "") -> int:
     """Serve matches as JSON lines on the protocol pipes until `bye` or end of input; return the exit status."""
-    hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "token": "",
-             "name": name or bot.name or type(bot).__name__}
+    hello = hello_message("", name or bot.name or type(bot).__name__)
     write = os.write
 
     def send(message: dict[str, Any]) -> None:

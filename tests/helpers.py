@@ -18,8 +18,8 @@ from arena.launch.botspec import Wire, default_wire, parse_bot_spec
 from arena.launch.isolation import MARK_VARIABLE
 from arena.launch.process import Limits
 from arena.launch.sandbox import Sandbox
+from arena.match.onematch import MatchPlan, play_match
 from arena.match.result import MatchResult
-from arena.match.run import MatchPlan, play_match
 from arena.setups import complete_setup
 from protocol.bot import Bot
 

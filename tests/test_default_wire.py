@@ -17,7 +17,7 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.games import get_game
-from arena.match.run import MatchPlan, play_match
+from arena.match.onematch import MatchPlan, play_match
 from arena.server.config import UploadLimits
 from arena.server.sources import read_upload
 from arena.setups import complete_setup

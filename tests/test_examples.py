@@ -13,7 +13,7 @@ from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.outcomes import FAILURES
 from arena.tournament.config import config_from_data
-from arena.tournament.runner import Coordinator, RunOptions
+from arena.tournament.coordinator import Coordinator, RunOptions
 from tests.helpers import ROOT, require, run
 
 EXAMPLES = ROOT / "bots" / "examples"

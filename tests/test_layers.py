@@ -3,7 +3,8 @@
 An `ast` walk over every module of `protocol/`, `arena/` and `bots/` (imports inside
 functions included): each module belongs to a layer; it may import its own package and
 lower layers, never a higher one or a peer of its own layer; there is no import circle;
-`protocol` imports nothing of `arena`; the rules engines import no I/O.
+`protocol` imports nothing of `arena`; the rules engines import no I/O; no module of `arena/`
+or `protocol/` is over 600 lines, no function over 80.
 """
 
 from __future__ import annotations
@@ -155,10 +156,10 @@ def test_rules_engines_do_no_io() -> None:
 def test_an_added_upward_import_is_caught() -> None:
     graph = modules()
     graph["arena.games.blocking"] = graph["arena.games.blocking"] | {"arena.match.referee"}
-    graph["arena.launch.process"] = graph["arena.launch.process"] | {"arena.tournament.runner"}
+    graph["arena.launch.process"] = graph["arena.launch.process"] | {"arena.tournament.coordinator"}
     graph["arena.play.session"] = graph["arena.play.session"] | {"arena.tournament.config"}
     assert upward_imports(graph) == ["arena.games.blocking -> arena.match.referee",
-                                     "arena.launch.process -> arena.tournament.runner",
+                                     "arena.launch.process -> arena.tournament.coordinator",
                                      "arena.play.session -> arena.tournament.config"]
     graph["arena.match.hub"] = graph["arena.match.hub"] | {"arena.match.referee"}
     assert any("arena.match.hub" in group for group in circles(graph))
@@ -235,3 +236,33 @@ def test_every_public_name_has_a_one_line_docstring(tmp_path: Path, monkeypatch:
     monkeypatch.syspath_prepend(str(tmp_path))
     assert undocumented(["careless"]) == ["careless.helper: no docstring",
                                           "careless.Thing: the docstring's first paragraph is not one line"]
+
+
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 80
+
+
+def oversized(paths: list[Path]) -> list[str]:
+    """Modules over MAX_MODULE_LINES lines and functions (methods too) over MAX_FUNCTION_LINES, with their sizes."""
+    found = []
+    for path in paths:
+        text = path.read_text()
+        lines = len(text.splitlines())
+        if lines > MAX_MODULE_LINES:
+            found.append(f"{path.name}: {lines} lines")
+        for node in ast.walk(ast.parse(text, str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    found.append(f"{path.name}:{node.lineno}: {node.name} has {length} lines")
+    return found
+
+
+def test_rooms_stay_small(tmp_path: Path) -> None:
+    # A module a reader can hold in mind, a function that fits on a screen.
+    assert oversized([p for top in ("arena", "protocol") for p in (ROOT / top).rglob("*.py")]) == []
+    big = tmp_path / "big.py"
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    big.write_text("def long():\n" + body + "\n" * (MAX_MODULE_LINES - MAX_FUNCTION_LINES))
+    assert oversized([big]) == [f"big.py: {MAX_MODULE_LINES + 1} lines",
+                                f"big.py:1: long has {MAX_FUNCTION_LINES + 1} lines"]

@@ -27,7 +27,7 @@ from arena.tournament.config import (
     config_from_data,
     default_concurrency,
 )
-from arena.tournament.runner import RunOptions, make_executor
+from arena.tournament.coordinator import RunOptions, make_executor
 from arena.tournament.schedule import MatchTask, derive_seed
 
 DEFAULT_SIZES = "3x3,4x4,5x5,6x6,7x7"
@@ -121,8 +121,7 @@ def play(config: TournamentConfig, tasks: list[MatchTask], workers: int, progres
                 for outcome in executor.wait(WAIT_S):
                     inflight -= 1
                     if outcome.record is None:
-                        raise CliError(f"game {outcome.task.match} could not be played: "
-                                       f"{(outcome.error or 'its worker was lost').strip().splitlines()[-1]}")
+                        raise CliError(f"game {outcome.task.match} could not be played: {outcome.problem}")
                     records[outcome.task.match] = outcome.record
                 if progress and time.monotonic() - shown > 0.5:
                     shown = time.monotonic()

@@ -31,8 +31,8 @@ from arena.launch.process import LaunchError, preflight
 from arena.launch.sandbox import SandboxError, check_sandbox
 from arena.outcomes import FAILURES
 from arena.tournament.config import ConfigError, config_from_data
+from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.errors import TournamentError
-from arena.tournament.runner import Coordinator, RunOptions
 from arena.tournament.store import StoreError
 from arena.tournament.worker import MatchRecord
 

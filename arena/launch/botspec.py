@@ -15,7 +15,7 @@ from typing import Any
 from arena.launch.pascal_source import RULES, contest_problem
 from arena.launch.plugins import bots_for, registered_bots
 from arena.launch.sandbox import own_files_dir, shown_to_every_bot
-from protocol.bot import KeyValueError, parse_key_values
+from protocol.options import KeyValueError, parse_key_values
 
 
 class BotSpecError(ValueError):
@@ -160,7 +160,7 @@ def parse_options(text: str) -> dict[str, Any]:
 
 def check_options(target: str, text: str, options: dict[str, Any]) -> None:
     """Build a registered (trusted) bot once, so bad options fail here, not in every match."""
-    from protocol.bot import build_bot
+    from protocol.options import build_bot
     from protocol.run import BotLoadError, load_bot_class
 
     try:

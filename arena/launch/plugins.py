@@ -11,7 +11,8 @@ from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
-from protocol.bot import Bot, options_of
+from protocol.bot import Bot
+from protocol.options import options_of
 
 log = logging.getLogger(__name__)
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 import errno
 import fcntl
 import logging
+import math
 import os
 import secrets
+import select
 import shutil
 import signal
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from arena.launch import folders, uids
 from arena.launch.botspec import BotSpec
@@ -28,6 +29,7 @@ from arena.launch.isolation import (
 )
 from arena.launch.launcher import BOT_DIR_PREFIX
 from arena.launch.sandbox import (
+    PROJECT_ROOT,
     ChainPlan,
     Isolation,
     MachineError,
@@ -40,7 +42,6 @@ from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES
 
 log = logging.getLogger(__name__)
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # Variables a bot may see from the organiser's environment; everything else (tokens,
 # credentials, cloud keys) stays out.
 ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT")
@@ -158,8 +159,36 @@ def preflight(spec: BotSpec, sandbox: Sandbox) -> None:
         raise LaunchError(f"{spec.text}: {what}: {spec.argv[0]}")
     isolation = resolve_sandbox(sandbox)
     if isolation.own_uid and spec.argv:
-        BotProcess(spec, "", "", sandbox=sandbox)._check_reachable(isolation)
+        check_reachable(spec, isolation)
     check_folder(spec, sandbox)
+
+
+def check_reachable(spec: BotSpec, isolation: Isolation) -> None:
+    """LaunchError unless the bot's own uid can read its program and folder.
+
+    The folder is shown as a copy in a place open to the bot, so only its own modes count,
+    never those of the folders above it; a program outside it must be reachable where it is.
+    """
+    own = spec.files
+    program = shutil.which(spec.argv[0]) if spec.argv else None
+    checks: list[tuple[str, str]] = []  # (path, the one that stops it)
+    if own:
+        info = os.stat(own)
+        checks.append((own, own if (info.st_mode & 0o005) != 0o005 else ""))
+    if program and own and _within(os.path.realpath(program), own):
+        checks.append((program, program if not os.stat(program).st_mode & 0o004 else ""))
+    elif program:
+        if isolation.mode == Sandbox.UID:  # no sandbox: every folder above must let it pass
+            checks.append((program, unreachable(program)))
+        else:  # bwrap shows the system and the arena's Python under parents of its own
+            checks.append((program, program if not os.stat(program).st_mode & 0o004 else ""))
+    if isolation.mode == Sandbox.UID and spec.kind.greets:  # the SDK is imported where it lies
+        package = str(PROJECT_ROOT / "protocol")
+        checks.append((package, unreachable(package)))
+    for path, blocked in checks:
+        if blocked:
+            raise LaunchError(f"{spec.text}: {path} is closed to the bot's own uid at {blocked} "
+                              f"(sandbox {isolation.mode}: chmod o+rX it, or use --sandbox none for trusted bots)")
 
 
 def check_folder(spec: BotSpec, sandbox: Sandbox) -> None:
@@ -241,7 +270,7 @@ class BotProcess:
                 os.chown(socket_path, self.lease.uid, self.lease.uid)
                 os.chmod(socket_path, 0o600)
         if isolation.own_uid:
-            self._check_reachable(isolation)
+            check_reachable(self.spec, isolation)
         command = tuple(self.spec.argv)
         if self.spec.files and isolation.mode != Sandbox.NONE:
             self._stage(isolation)
@@ -266,33 +295,6 @@ class BotProcess:
             if exc.machine:
                 raise MachineError(f"{self.spec.text}: {exc}") from None
             raise LaunchError(f"{self.spec.text}: {exc}: {FOLDER_FIX}") from None
-
-    def _check_reachable(self, isolation: Isolation) -> None:
-        """LaunchError unless the bot's own uid can read its program and folder.
-
-        The folder is shown as a copy in a place open to the bot, so only its own modes count,
-        never those of the folders above it; a program outside it must be reachable where it is.
-        """
-        own = self.spec.files
-        program = shutil.which(self.spec.argv[0]) if self.spec.argv else None
-        checks: list[tuple[str, str]] = []  # (path, the one that stops it)
-        if own:
-            info = os.stat(own)
-            checks.append((own, own if (info.st_mode & 0o005) != 0o005 else ""))
-        if program and own and _within(os.path.realpath(program), own):
-            checks.append((program, program if not os.stat(program).st_mode & 0o004 else ""))
-        elif program:
-            if isolation.mode == Sandbox.UID:  # no sandbox: every folder above must let it pass
-                checks.append((program, unreachable(program)))
-            else:  # bwrap shows the system and the arena's Python under parents of its own
-                checks.append((program, program if not os.stat(program).st_mode & 0o004 else ""))
-        if isolation.mode == Sandbox.UID and self.spec.kind.greets:  # the SDK is imported where it lies
-            package = str(PROJECT_ROOT / "protocol")
-            checks.append((package, unreachable(package)))
-        for path, blocked in checks:
-            if blocked:
-                raise LaunchError(f"{self.spec.text}: {path} is closed to the bot's own uid at {blocked} "
-                                  f"(sandbox {isolation.mode}: chmod o+rX it, or use --sandbox none for trusted bots)")
 
     def _popen(self, argv: list[str], env: dict[str, str], pass_fds: tuple[int, ...]) -> subprocess.Popen[bytes]:
         """Popen, retried with back-off while the machine refuses (EAGAIN, ENOMEM)."""
@@ -485,16 +487,27 @@ class BotProcess:
         self.close()
 
     def wait_exit(self, timeout: float) -> bool:
-        """Wait up to timeout seconds for the process to exit by itself."""
+        """Wait up to timeout seconds for the process to exit by itself, reading its output meanwhile."""
         if self.proc is None:
             return True
         deadline = time.monotonic() + timeout
+        poller = select.poll()
+        if self.pidfd >= 0:  # readable once the process has ended
+            poller.register(self.pidfd, select.POLLIN)
+        output = self.output_fd
+        if output >= 0:  # a full pipe would stop a bot that writes on its way out
+            poller.register(output, select.POLLIN)
         while self.poll() is None:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return False
-            self.drain_output()
-            time.sleep(min(0.005, remaining))
+            if self.pidfd < 0:  # released already: nothing to wake us, look again shortly
+                time.sleep(min(0.005, remaining))
+                continue
+            ready = poller.poll(math.ceil(remaining * 1000))
+            if output >= 0 and any(fd == output for fd, _ in ready) and not self.drain_output():
+                poller.unregister(output)  # closed: only the pidfd is left to wait on
+                output = -1
         return True
 
     def close(self) -> None:

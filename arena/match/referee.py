@@ -81,7 +81,6 @@ class Referee:
         self.seed = seed
         # One clock for every seat, or one per seat (a person's seat may have a generous one).
         self.seat_settings = list(clock) if isinstance(clock, list) else [clock] * len(players)
-        self.settings = self.seat_settings[0]
         self.clocks = [SeatClock(settings) for settings in self.seat_settings]
         self.match_id = match_id
         # What bots are sent instead: opaque, the same for the same id and key (arena/match/matchid.py);
@@ -174,15 +173,17 @@ class Referee:
         return result
 
     def _write_header(self) -> None:
+        # The log's clock is seat 0's; every seat's is written too when they differ (an odds match).
+        first = self.seat_settings[0]
         self.log.write({
             "kind": "header", "magic": MAGIC, "format": LOG_FORMAT, "match": self.match_id,
             "bot_match": self.bot_match, "reveal_names": self.reveal_names,
             "game": self.game.name, "game_version": self.game.version, "setup": self.setup,
             "seed": self.seed, "players": len(self.players),
             "seats": [{"name": p.name, "bot": p.spec_text} for p in self.players],
-            "clock": self.settings.to_data(),
+            "clock": first.to_data(),
             **({"seat_clocks": [c.to_data() for c in self.seat_settings]}
-               if any(c != self.settings for c in self.seat_settings) else {}),
+               if any(c != first for c in self.seat_settings) else {}),
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         })
 

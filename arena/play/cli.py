@@ -31,8 +31,8 @@ from arena.games import Game, GameError, State, UnknownGame, get_game
 from arena.launch.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.launch.plugins import bots_for
 from arena.logs.signing import user_key
+from arena.match.onematch import MatchPlan, default_log_path, play_match
 from arena.match.result import MatchResult
-from arena.match.run import MatchPlan, default_log_path, play_match
 from arena.play.session import PlaySession, SeatPlan
 from arena.play.ui import Terminal, View, colour_wanted
 from arena.play.views import view_for

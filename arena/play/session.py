@@ -37,15 +37,15 @@ from arena.launch.process import Limits
 from arena.logs.matchlog import output_records, write_log
 from arena.logs.signing import user_key
 from arena.match.hub import Hub, Peer
+from arena.match.onematch import launch_player, shutdown
 from arena.match.player import Player
 from arena.match.referee import Referee
 from arena.match.result import MatchResult
-from arena.match.run import launch_player, shutdown
 from arena.match.trace import Tracer
 from arena.play.log import GameRecord, RecordingLog, check_log
 from arena.play.ui import COMMAND_HELP, Command, View
 from protocol.codec import ProtocolError, decode_from_referee, encode
-from protocol.messages import PROTOCOL_VERSION
+from protocol.messages import hello_message
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class HumanLink:
         self.sock: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.connect(peer.endpoint)
-        self.sock.send(encode({"type": "hello", "protocol": PROTOCOL_VERSION, "token": peer.token, "name": name}))
+        self.sock.send(encode(hello_message(peer.token, name)))
 
     def receive(self, timeout_ms: int) -> dict[str, Any] | None:
         """The next message from the referee, or None after timeout_ms."""

@@ -20,7 +20,6 @@ from arena.server.ratelimit import FailureLimiter
 from arena.tournament.config import ConfigError
 
 
-
 class Contest:
     """What every request handler needs: config, database, secrets, engine."""
 
@@ -59,10 +58,10 @@ class Contest:
         return who
 
     def no_entrant(self, request: Request, caller: Caller) -> str:
-        """Why the request (whose caller is known: a bad token counts once) does not act as an entrant."""
+        """Why the request (made by caller) does not act as an entrant: no token given, or one that names nobody."""
         header = request.headers.get("authorization", "")
         if header.lower().startswith("bearer ") and header[7:].strip():
-            if caller.admin:
+            if caller.admin:  # not asked again: a second look would count a wrong token twice
                 return "the admin token is not an entrant's: upload with the entrant's own token"
             return ("this token belongs to no entrant (mistyped, or of a disqualified entrant?); "
                     "each entrant's token is in NAME.token, written by `arena entrants add`")
@@ -134,6 +133,43 @@ class Contest:
                         "plies": row.plies, "detail": detail, "finished": row.finished,
                         "replay": f"/games/{row.id}" if row.status == GameStatus.DONE and row.log else ""})
         return out
+
+    def entrant(self, number: int | None) -> Any:
+        """An entrant's row by id, or None."""
+        return self.db.row("SELECT * FROM entrants WHERE id = ?", number)
+
+    def entrant_named(self, name: str) -> Any:
+        """An entrant's row by name, or None."""
+        return self.db.row("SELECT * FROM entrants WHERE name = ?", name)
+
+    def versions(self, entrant: int, newest_first: bool = False) -> list[Any]:
+        """An entrant's submissions with its name, in upload order (or newest first)."""
+        order = "s.version DESC" if newest_first else "s.id"
+        return self.db.rows("SELECT s.*, e.name AS entrant_name FROM submissions s JOIN entrants e "
+                             f"ON e.id = s.entrant WHERE s.entrant = ? ORDER BY {order}", entrant)
+
+    def versions_games(self, viewer: Caller, versions: list[int], limit: int) -> list[dict[str, Any]]:
+        """Recent games of any of these versions (see games)."""
+        ids = versions or [0]
+        marks = ",".join("?" * len(ids))
+        return self.games(viewer, f"(g.a IN ({marks}) OR g.b IN ({marks}))", *ids, *ids, limit=limit)
+
+    def game(self, number: int) -> Any:
+        """A game's row by id, or None."""
+        return self.db.row("SELECT * FROM games WHERE id = ?", number)
+
+    def own_seats(self, viewer: Caller, game: Any) -> list[int]:
+        """The seats of a game whose versions belong to the viewer (both for the admin)."""
+        owners = {row.id: row.entrant for row in self.db.rows("SELECT id, entrant FROM submissions WHERE id IN "
+                                                               "(?, ?)", game.a, game.b)}
+        return [seat for seat, version in enumerate((game.a, game.b)) if self.owns(viewer, owners.get(version, -1))]
+
+    def entrants_overview(self) -> list[Any]:
+        """Every entrant but the house, with its number of versions and the state of its latest (the admin page)."""
+        return self.db.rows(
+            "SELECT e.*, (SELECT COUNT(*) FROM submissions s WHERE s.entrant = e.id) AS versions, "
+            "(SELECT status FROM submissions s WHERE s.entrant = e.id ORDER BY version DESC LIMIT 1) AS latest "
+            "FROM entrants e WHERE e.house = 0 ORDER BY e.name")
 
     def queue(self) -> dict[str, int]:
         """Counts of games and submissions by state (the admin page and /health)."""

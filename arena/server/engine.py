@@ -1,4 +1,4 @@
-"""The server's engine: intake threads build and validate, the ladder thread pairs versions and plays games.
+"""The server's engine: intake threads build and validate, the ladder thread plays the games its policy picks.
 
 Games go through the tournament's local executor (persistent bot pools, the referee, the
 clocks, signed logs under `ladder/logs`). A game is a row before it is played and gets its
@@ -6,14 +6,14 @@ result and the ratings it moves in one transaction, so a server killed at any mo
 resumes its queue without losing or repeating a game: rows left `running` by a dead server
 are queued again. A result is discarded when a version was replaced during its game. A
 game the machine failed (worker lost, arena error) is retried a bounded number of times,
-then voided, never charged to a bot.
+then voided, never charged to a bot. Which game is next and what a result does to the ratings
+is the ladder's policy (policy.py); this module runs the threads, the executor and the leases.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import random
 import threading
 import time
 from collections import Counter, deque
@@ -21,23 +21,27 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.logs.signing import results_key
-from arena.outcomes import FAILURES
 from arena.server.config import ServerConfig
-from arena.server.db import Database, GameKind, GameStatus, Row, Status, now
-from arena.server.draws import draw_secret, draw_setup, game_seed
-from arena.server.intake import Intake, conditions, house_spec
-from arena.server.ladder import Entry, pick_pair, rate
+from arena.server.db import Database, GameStatus, Row, Status, now
+from arena.server.intake import Intake, house_spec
+from arena.server.policy import LadderPolicy
 from arena.tournament.config import BotEntry, ConfigError, bot_entries
 from arena.tournament.dask_executor import DaskExecutor
+from arena.tournament.executors import open_executor
+from arena.tournament.files import write_atomic
 from arena.tournament.local import LocalExecutor, Outcome
 from arena.tournament.schedule import MatchTask
-from arena.tournament.worker import RunnerPlan
+from arena.tournament.store import write_hint
 
 log = logging.getLogger(__name__)
 
 WAIT_S = 0.25  # the ladder loop's longest sleep: new versions and stop requests are seen this fast
 INTAKE_THREADS = 2
 HOUSE = "house"  # the entrant that owns the reference bots on the ladder
+
+
+class LadderWriteError(OSError):
+    """The ladder could not write a game's log (a full or read-only disk): the machine's failure, never a bot's."""
 
 
 class BuildTally:
@@ -69,7 +73,7 @@ class Engine:
         self.db = db
         self.stop_event = threading.Event()
         self.threads: list[threading.Thread] = []
-        self.rng = random.Random()
+        self.policy = LadderPolicy(config, db)
         self.ladder_dir = config.directory / "ladder"
         self.slots: list[int] = []  # submission id of each bot number the workers know
         self.slot_of: dict[int, int] = {}
@@ -152,18 +156,9 @@ class Engine:
         tables = [json.loads(row.spec) for row in rows]
         return tuple(bot_entries(tables, self.config.game, source="the ladder"))
 
-    def _plan(self) -> RunnerPlan:
-        tournament = self.config.tournament
-        return RunnerPlan(key="ladder", game=tournament.game, bots=(), setups=tuple(s.setup for s in tournament.setups),
-                          clock=tournament.clock, limits=tournament.limits, sandbox=tournament.sandbox,
-                          persistent=True, log_dir=str((self.ladder_dir / "logs").resolve()),
-                          ship_logs=self.config.executor == "dask", log_key=results_key(self.ladder_dir),
-                          reveal_names=tournament.reveal_names)
-
     def _make_executor(self) -> LocalExecutor | DaskExecutor:
-        if self.config.executor == "dask":
-            return DaskExecutor(self._plan(), self.config.scheduler, self.config.workers)
-        return LocalExecutor(self._plan(), self.config.workers)
+        return open_executor(self.config.tournament, self.ladder_dir, self.config.executor, self.config.workers,
+                             self.config.scheduler, key="ladder", bots=())
 
     def _ladder_loop(self) -> None:
         try:
@@ -191,6 +186,9 @@ class Engine:
             deadline = time.monotonic() + 20.0
             while self.inflight and time.monotonic() < deadline:  # a graceful stop finishes what is in flight
                 self._collect(WAIT_S)
+        except LadderWriteError as exc:  # the machine's failure, said in one line
+            log.error("the ladder stopped: %s", exc)
+            self.error = str(exc)
         except Exception as exc:  # noqa: BLE001 - the pages say the ladder stopped, and why
             log.exception("the ladder stopped")
             self.error = f"{type(exc).__name__}: {exc}"
@@ -223,55 +221,13 @@ class Engine:
         """Start games until the executor is full: queued ones first, then new pairings."""
         assert self.executor is not None
         while len(self.inflight) < self.executor.capacity:
-            game = self._next_queued() or self._new_pairing()
+            game = self.policy.next_game(self._busy(), set(self.slot_of))
             if game is None:
                 return
             self._submit(game)
 
     def _busy(self) -> set[int]:
         return {v for game in self.inflight.values() for v in (game.a, game.b)}
-
-    def _next_queued(self) -> Row | None:
-        """The oldest queued game whose versions are free (a game of a version no longer playing is voided)."""
-        busy = self._busy()
-        for game in self.db.rows("SELECT * FROM games WHERE status = ? ORDER BY id LIMIT 200", GameStatus.QUEUED):
-            states = {r.id: r.status for r in self.db.rows("SELECT id, status FROM submissions WHERE id IN (?, ?)",
-                                                           game.a, game.b)}
-            if any(states.get(v) != Status.ACTIVE or v not in self.slot_of for v in (game.a, game.b)):
-                # Left the ladder (replaced, disabled) before the game began: nothing to wait for.
-                self._void(game.id, "not played: a version left the ladder before the game began")
-                continue
-            if game.a in busy or game.b in busy:
-                continue
-            return game
-        return None
-
-    def _new_pairing(self) -> Row | None:
-        """A new placement or ladder game from the scheduler, stored as queued."""
-        if self.db.value("SELECT COUNT(*) FROM games WHERE status = ?", GameStatus.QUEUED):
-            return None  # queued games (waiting for a busy version) go first
-        busy = self._busy()
-        rows = self.db.rows("SELECT s.id, s.mu, s.sigma, s.games, s.last_game, s.placement_left, e.house "
-                            "FROM submissions s JOIN entrants e ON e.id = s.entrant WHERE s.status = ?", Status.ACTIVE)
-        entries = [Entry(r.id, r.mu, r.sigma, r.games, r.last_game, r.placement_left, r.id in busy, bool(r.house))
-                   for r in rows if r.id in self.slot_of]
-        total = self.config.ladder.placement_games
-        pair = pick_pair(entries, self.rng, {e.id: total - e.placement_left for e in entries},
-                         self.config.ladder.max_games)
-        if pair is None:
-            return None
-        first, second, placement = pair
-        a, b = first.id, second.id
-        if (placement and first.placement_left % 2) or (not placement and self.rng.random() < 0.5):
-            a, b = b, a  # placement games alternate the new version's seat; ladder games draw it
-        kind = GameKind.PLACEMENT if placement else GameKind.LADDER
-        setup = draw_setup(self.config, self.rng)
-        number = self.db.execute(
-            "INSERT INTO games (kind, a, b, setup, seed, status, created, conditions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            kind, a, b, setup, 0, GameStatus.QUEUED, now(), conditions(self.config, setup))
-        seed = game_seed(self.config, draw_secret(self.db), "ladder", number)
-        self.db.execute("UPDATE games SET seed = ? WHERE id = ?", seed, number)
-        return self.db.row("SELECT * FROM games WHERE id = ?", number)
 
     def _lease_s(self) -> float:
         clock = self.config.tournament.clock
@@ -292,72 +248,28 @@ class Engine:
             game = self.inflight.pop(outcome.task.ord, None)
             if game is None:
                 continue
-            if outcome.record is not None:
-                self._record(game, outcome)
-            else:
-                self._machine_failed(game, outcome.error.strip().splitlines()[-1] if outcome.error
-                                     else "its worker was lost")
+            if outcome.record is None:
+                self.policy.machine_failed(game, outcome.problem)
+                continue
+            if outcome.record.log_data is not None:  # a remote worker's log travels with its result
+                self._store_log(game, outcome)
+            self.policy.record(game, outcome.record)
 
-    def _machine_failed(self, game: Row, problem: str) -> None:
-        attempts = self.db.value("SELECT attempts FROM games WHERE id = ?", game.id)
-        if attempts >= self.config.ladder.max_attempts:
-            self._void(game.id, f"system fault, {attempts} tries: {problem}")
-        else:
-            log.warning("game %d is queued again (system fault: %s)", game.id, problem)
-            self.db.execute("UPDATE games SET status = ?, lease_until = 0 WHERE id = ?", GameStatus.QUEUED, game.id)
-
-    def _void(self, game: int, why: str) -> None:
-        self.db.execute("UPDATE games SET status = ?, detail = ?, finished = ? WHERE id = ?",
-                        GameStatus.VOID, why, now(), game)
-
-    def _record(self, game: Row, outcome: Outcome) -> None:
-        """The result, the ratings it moves, the error counts: one transaction."""
+    def _store_log(self, game: Row, outcome: Outcome) -> None:
+        """Write a log that came with its result; a failed write stops the ladder, charged to no bot."""
         record = outcome.record
-        assert record is not None
-        if record.log_data is not None:  # a remote worker's log travels with its result
-            path = self.ladder_dir / record.log
-            temporary = path.with_name(path.name + ".tmp")
-            temporary.write_bytes(record.log_data)
-            temporary.replace(path)
-            record.log_data = None
-        stamp = now()
-        policy = self.config.ladder
-        with self.db.transaction() as tx:
-            versions = {r["id"]: dict(r) for r in tx.execute(
-                "SELECT id, status, mu, sigma, games, errors, placement_left FROM submissions WHERE id IN (?, ?)",
-                (game.a, game.b))}
-            if game.kind != GameKind.SCRIMMAGE and any(versions[v]["status"] != Status.ACTIVE
-                                                       for v in (game.a, game.b)):
-                tx.execute("UPDATE games SET status = ?, detail = ?, finished = ?, log = ? WHERE id = ?",
-                           (GameStatus.VOID, "discarded: a version was replaced or disabled during the game", stamp,
-                            record.log, game.id))
-                return
-            # recorded: the order results were applied in, which the ratings depend on (arena verify replays it)
-            tx.execute("UPDATE games SET status = ?, finished = ?, scores = ?, ranks = ?, reason = ?, offender = ?, "
-                       "plies = ?, detail = ?, log = ?, lease_until = 0, "
-                       "recorded = (SELECT COALESCE(MAX(recorded), 0) + 1 FROM games) WHERE id = ?",
-                       (GameStatus.DONE, stamp, json.dumps(record.scores), json.dumps(record.ranks), record.reason,
-                        record.offender, record.plies, record.detail, record.log, game.id))
-            if game.kind == GameKind.SCRIMMAGE:
-                return
-            a, b = versions[game.a], versions[game.b]
-            before = [v["mu"] - 3 * v["sigma"] for v in (a, b)]
-            (a["mu"], a["sigma"]), (b["mu"], b["sigma"]) = rate((a["mu"], a["sigma"]), (b["mu"], b["sigma"]),
-                                                                record.ranks)
-            for seat, version in enumerate((a, b)):
-                delta = version["mu"] - 3 * version["sigma"] - before[seat]
-                faulty = record.reason in FAILURES and record.offender == seat
-                games, errors = version["games"] + 1, version["errors"] + faulty
-                placement_left = version["placement_left"] - (game.kind == GameKind.PLACEMENT)
-                status, detail = Status.ACTIVE, None
-                if errors > policy.max_errors or (games >= 10 and errors / games > policy.max_error_rate):
-                    status, detail = Status.DISABLED, (f"disabled: {errors} failures in {games} games "
-                                                       f"(last: {record.reason})")
-                tx.execute("UPDATE submissions SET mu = ?, sigma = ?, games = ?, errors = ?, last_game = ?, "
-                           "first_game = CASE WHEN first_game = 0 THEN ? ELSE first_game END, placement_left = ?, "
-                           "status = ?, detail = COALESCE(?, detail), updated = ?, last_delta = ? WHERE id = ?",
-                           (version["mu"], version["sigma"], games, errors, stamp, stamp, max(0, placement_left),
-                            status, detail, stamp, delta, version["id"]))
+        assert record is not None and record.log_data is not None
+        path = self.ladder_dir / record.log
+        try:
+            write_atomic(path, record.log_data)
+        except OSError as exc:
+            # A full or read-only disk fails every game alike: the game waits in the queue, unrecorded,
+            # and the ladder stops, saying why (the pages, /health), until the admin mends it and restarts.
+            self.policy.requeue(game)
+            hint = write_hint(exc).replace("run again with --resume", "restart the server")
+            raise LadderWriteError(f"cannot write the log of game {game.id} to {path}: {exc.strerror}; "
+                                   f"the game is queued again: {hint}") from None
+        record.log_data = None
 
     # --- finals ---------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database, Status
 from arena.server.intake import clock_data, limits_data
 from arena.tournament.config import config_from_data
-from arena.tournament.runner import Coordinator, RunOptions
+from arena.tournament.coordinator import Coordinator, RunOptions
 
 
 class FinalsError(RuntimeError):

@@ -35,8 +35,8 @@ from arena.server.ladder import MU, SIGMA
 from arena.server.sources import SubmissionError, upload_name
 from arena.server.unpack import UploadBounds, arguments
 from arena.tournament.config import ConfigError, config_from_data
+from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.errors import TournamentError
-from arena.tournament.runner import Coordinator, RunOptions
 from arena.tournament.store import StoreError
 
 log = logging.getLogger(__name__)

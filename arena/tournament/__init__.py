@@ -6,8 +6,8 @@ from arena.tournament.config import (
     config_from_data,
     load_config,
 )
+from arena.tournament.coordinator import Coordinator, RunOptions, load_standings
 from arena.tournament.errors import TournamentError
-from arena.tournament.runner import Coordinator, RunOptions, load_standings
 
 __all__ = [
     "ConfigError",

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
+from arena.tournament.coordinator import load_standings
 from arena.tournament.dirlock import DirectoryInUse, lock_directory
 from arena.tournament.errors import TournamentError
 from arena.tournament.report import terminal, write_reports
-from arena.tournament.runner import load_standings
 from arena.tournament.store import StoreError
 from arena.tournament.verify import NotResults, Report, verify_directory
 

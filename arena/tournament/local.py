@@ -46,6 +46,12 @@ class Outcome:
     error: str = ""  # an exception inside the arena (not a bot failure), with its traceback
     lost: bool = False  # the worker died: the match may be submitted again
 
+    @property
+    def problem(self) -> str:
+        """What went wrong, in one line: the last line of the error, or that the worker was lost."""
+        lines = self.error.strip().splitlines()
+        return lines[-1] if lines else "its worker was lost"
+
 
 def die_with_parent(parent: int) -> None:
     """Ask the kernel to SIGKILL this process when its parent (pid parent) dies (Linux)."""

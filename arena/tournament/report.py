@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 from pathlib import Path
 from typing import Any
 
+from arena.tournament.files import write_atomic
 from arena.tournament.standings import BotStanding, Standings, standings_data
 
 STANDINGS_MD = "standings.md"
@@ -183,23 +185,15 @@ def matches_rows(standings: Standings) -> list[list[Any]]:
     return rows
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file, so a report is never seen half written."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def write_reports(directory: str | os.PathLike[str], standings: Standings) -> list[Path]:
     """Write standings.md, standings.json and matches.csv; return their paths."""
     directory = Path(directory)
     md, js, mc = directory / STANDINGS_MD, directory / STANDINGS_JSON, directory / MATCHES_CSV
-    _write_atomic(md, markdown(standings))
-    _write_atomic(js, json.dumps(standings_data(standings), indent=1) + "\n")
-    tmp = mc.with_name(mc.name + ".tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(matches_header(standings.players))
-        writer.writerows(matches_rows(standings))
-    os.replace(tmp, mc)
+    write_atomic(md, markdown(standings))
+    write_atomic(js, json.dumps(standings_data(standings), indent=1) + "\n")
+    table = io.StringIO(newline="")
+    writer = csv.writer(table)
+    writer.writerow(matches_header(standings.players))
+    writer.writerows(matches_rows(standings))
+    write_atomic(mc, table.getvalue())
     return [md, js, mc]

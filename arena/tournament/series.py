@@ -27,7 +27,7 @@ from arena.tournament.sprt import (
     verdict,
 )
 from arena.tournament.worker import MatchRecord
-from protocol.bot import KeyValueError, parse_key_values
+from protocol.options import KeyValueError, parse_key_values
 
 
 def parse_sprt(text: str) -> SprtSettings:

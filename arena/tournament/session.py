@@ -12,9 +12,9 @@ from pathlib import Path
 
 from arena.launch.sandbox import MachineError
 from arena.tournament.config import TournamentConfig
+from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.errors import TournamentError
 from arena.tournament.formats import first_round_counts, plan_for
-from arena.tournament.runner import Coordinator, RunOptions
 from arena.tournament.standings import Standings
 from arena.tournament.store import (
     FULL_ERRNOS,

@@ -2,10 +2,10 @@
 
 Each file is checked against the others: the store holds this tournament's metadata and
 exactly one row per scheduled match (the schedule is rebuilt from the stored config, as
-the runner builds it); every played row's log exists, carries a valid signature under
+the coordinator builds it); every played row's log exists, carries a valid signature under
 DIR/log.key, re-simulates, and says what the row says; every forfeit follows from the
 strikes recorded before it; standings.json, standings.md and matches.csv are what the
-store's rows give when scored again with the runner's own code. Every disagreement is one
+store's rows give when scored again with the coordinator's own code. Every disagreement is one
 line naming the file or the match; nothing is repaired.
 """
 

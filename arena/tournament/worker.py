@@ -33,10 +33,10 @@ from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
 from arena.match.hub import Hub
 from arena.match.matchid import PROCESS_KEY
+from arena.match.onematch import launch_player, log_outputs, referee_match, shutdown
 from arena.match.player import Player
 from arena.match.referee import Referee
 from arena.match.result import MatchResult
-from arena.match.run import launch_player, log_outputs, referee_match, shutdown
 from arena.match.trace import Tracer
 from arena.tournament.config import BotEntry
 from arena.tournament.schedule import MatchTask

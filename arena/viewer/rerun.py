@@ -20,7 +20,7 @@ from arena.launch.process import Limits
 from arena.logs.matchlog import MatchLog
 from arena.logs.replay import header_clocks
 from arena.match.hub import Hub
-from arena.match.run import launch_player, shutdown
+from arena.match.onematch import launch_player, shutdown
 from protocol.messages import init_message, turn_message
 
 SLACK_MS = 1000  # extra wait past time left + margin: a re-run need not be as fast as the match
@@ -99,7 +99,7 @@ class _Session:
     """One bot process connected to a private hub seat."""
 
     def __init__(self, spec: BotSpec, startup_ms: int) -> None:
-        # Launched as arena/match/run.py launches a seat, so stdio and exec bots work too.
+        # Launched as arena/match/onematch.py launches a seat, so stdio and exec bots work too.
         self.hub = Hub()
         self.player = launch_player(self.hub, spec, Limits())
         self.peer = self.player.peer

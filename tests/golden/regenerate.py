@@ -10,7 +10,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 from arena.games import get_game  # noqa: E402
 from arena.launch.botspec import parse_bot_spec  # noqa: E402
-from arena.match.run import MatchPlan, play_match  # noqa: E402
+from arena.match.onematch import MatchPlan, play_match  # noqa: E402
 from arena.setups import complete_setup
 
 # game -> (bots, partial setup, seed): small, seeded, every shape of game.

@@ -18,7 +18,7 @@ from arena.launch.botspec import parse_bot_spec
 from arena.launch.process import BotProcess, Limits, MachineError
 from arena.launch.sandbox import Sandbox, check_sandbox
 from arena.match.hub import Hub
-from arena.match.run import launch_player
+from arena.match.onematch import launch_player
 from arena.tournament.config import ConfigError, config_from_data
 from tests.helpers import FIXTURES, ROOT, require, run
 from tests.launch.test_attacks import SYSTEM_PYTHON, attacker, needs_root

@@ -17,7 +17,7 @@ from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.match import stdio, transport
-from arena.match.run import MatchPlan, play_match
+from arena.match.onematch import MatchPlan, play_match
 from arena.setups import complete_setup
 from tests.helpers import FIXTURES, run
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.bot import Bot, build_bot
+from protocol.bot import Bot
+from protocol.options import build_bot
 
 
 class Tuned(Bot):

@@ -15,7 +15,7 @@ from arena.logs.matchlog import LogError, read_log
 from arena.logs.signing import results_key
 from arena.match.matchid import bot_match_id, seed_key
 from arena.tournament.config import ConfigError, config_from_data
-from arena.tournament.runner import Coordinator, RunOptions
+from arena.tournament.coordinator import Coordinator, RunOptions
 from tests.helpers import FIXTURES
 from tests.tournament.helpers import cli, start_cli, wait_rows, write_config
 

@@ -11,8 +11,8 @@ import pytest
 
 from arena.logs.matchlog import read_log
 from arena.tournament.config import ConfigError, config_from_data, load_config
+from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.errors import TournamentError
-from arena.tournament.runner import Coordinator, RunOptions
 from tests.helpers import FIXTURES, ROOT, require
 from tests.launch.test_attacks import SYSTEM_PYTHON, needs_root
 from tests.tournament.helpers import write_config

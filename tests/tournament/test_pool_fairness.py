@@ -13,7 +13,7 @@ from pathlib import Path
 
 from arena.outcomes import FAILURES
 from arena.tournament.config import config_from_data
-from arena.tournament.runner import Coordinator, RunOptions
+from arena.tournament.coordinator import Coordinator, RunOptions
 from tests.helpers import FIXTURES, ROOT, require
 from tests.launch.test_attacks import SYSTEM_PYTHON, bot_uid_processes, needs_root
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.tournament.config import load_config
-from arena.tournament.runner import Coordinator, RunOptions
+from arena.tournament.coordinator import Coordinator, RunOptions
 from tests.helpers import badbot
 from tests.tournament.helpers import (
     children_of,

@@ -17,7 +17,7 @@ from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.outcomes import FAILURES
 from arena.tournament.config import config_from_data
-from arena.tournament.runner import Coordinator, RunOptions
+from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.standings import Standings
 from tests.helpers import FIXTURES, ROOT, require
 from tests.launch.test_attacks import SYSTEM_PYTHON, bot_uid_processes, needs_root

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from arena.tournament.config import load_config
+from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.errors import TournamentError
-from arena.tournament.runner import Coordinator, RunOptions
 from arena.tournament.store import STORE_NAME, ResultsStore, StoreError, StoreWriteError
 from tests.tournament.helpers import cli, integrity, write_config
 

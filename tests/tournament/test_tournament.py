@@ -13,8 +13,8 @@ from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.outcomes import FAILURES
 from arena.tournament.config import config_from_data
+from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.formats import plan_for
-from arena.tournament.runner import Coordinator, RunOptions
 from arena.tournament.store import ResultsStore, StoreError
 from tests.helpers import badbot
 from tests.tournament.helpers import (

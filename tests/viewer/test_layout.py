@@ -14,7 +14,7 @@ from arena.launch.botspec import parse_bot_spec
 from arena.launch.process import Limits
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import read_log
-from arena.match.run import MatchPlan, play_match
+from arena.match.onematch import MatchPlan, play_match
 from arena.setups import complete_setup
 from arena.viewer.page import write_match_page
 from tests.viewer.browser import Watched

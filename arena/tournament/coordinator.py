@@ -13,10 +13,9 @@ import logging
 import os
 import time
 from collections import Counter, deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Protocol
 
 from arena.games import get_game
 from arena.launch.sandbox import Sandbox, announce, resolve_sandbox
@@ -24,8 +23,10 @@ from arena.outcomes import FAILURES
 from arena.tournament.config import TournamentConfig, bot_labels, config_changes, default_concurrency
 from arena.tournament.dirlock import lock_directory
 from arena.tournament.errors import TournamentError
+from arena.tournament.executors import Executor, open_executor
+from arena.tournament.files import write_atomic
 from arena.tournament.formats import plan_for
-from arena.tournament.local import LocalExecutor, Outcome
+from arena.tournament.local import Outcome
 from arena.tournament.overlap import FIX, folder_conflict
 from arena.tournament.points import comparisons, pair_points
 from arena.tournament.progress import Progress
@@ -42,33 +43,13 @@ from arena.tournament.store import (
     write_failure,
 )
 from arena.tournament.strikes import StrikeBook, forfeit_record
-from arena.tournament.worker import LOG_SUFFIX, MatchRecord, RunnerPlan
+from arena.tournament.worker import LOG_SUFFIX, MatchRecord
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3  # a match whose worker died (or hit an arena error) this often stops the run
 RETRY_BACKOFF_S = 0.5  # before a failed match is played again; doubled at each further attempt
 WAIT_S = 0.5
-
-
-class Executor(Protocol):
-    """What the coordinator needs from an executor (local processes or Dask)."""
-
-    @property
-    def capacity(self) -> int:
-        """How many matches may be in flight."""
-
-    def start(self) -> None:
-        """Get the workers ready."""
-
-    def submit(self, task: MatchTask) -> None:
-        """Start one match."""
-
-    def wait(self, timeout: float | None = None) -> list[Outcome]:
-        """Outcomes ready within timeout."""
-
-    def close(self, graceful: bool = True) -> None:
-        """Stop the workers."""
 
 
 @dataclass
@@ -132,35 +113,11 @@ def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) ->
     return store
 
 
-def make_plan(config: TournamentConfig, out: Path, ship_logs: bool) -> RunnerPlan:
-    """What every worker needs."""
-    from arena.logs.signing import results_key
-
-    return RunnerPlan(
-        key=config.fingerprint(), game=config.game, bots=tuple(config.bots),
-        setups=tuple(s.setup for s in config.setups), clock=config.clock, limits=config.limits,
-        sandbox=config.sandbox,
-        persistent=config.persistent, log_dir=str((out / "logs").resolve()) if config.logs else None,
-        ship_logs=ship_logs, log_key=results_key(out) if config.logs else None, ponder=config.ponder,
-        reveal_names=config.reveal_names,
-    )
-
-
 def make_executor(config: TournamentConfig, options: RunOptions, out: Path) -> Executor:
     """The executor the options ask for."""
     workers = options.workers or config.concurrency or default_concurrency()
     trace = str(options.trace.resolve()) if options.trace else None
-    if options.executor == "local":
-        plan = replace(make_plan(config, out, ship_logs=False), trace_path=trace)
-        # Pondering bots think all the time: each worker's match keeps to the worker's own cores.
-        return LocalExecutor(plan, workers, config.pin_cpus or config.ponder)
-    if options.executor == "dask":
-        from arena.tournament.dask_executor import DaskExecutor
-
-        # Dask workers append to the same path on their own hosts.
-        return DaskExecutor(replace(make_plan(config, out, ship_logs=True), trace_path=trace), options.scheduler,
-                            workers)
-    raise TournamentError(f"unknown executor {options.executor!r} (local or dask)")
+    return open_executor(config, out, options.executor, workers, options.scheduler, trace)
 
 
 class Coordinator:
@@ -286,7 +243,7 @@ class Coordinator:
         """A match that came back without a result: played again after a pause, or the run stops."""
         task = outcome.task
         attempts[task.match] += 1
-        problem = outcome.error.strip().splitlines()[-1] if outcome.error else "its worker was lost"
+        problem = outcome.problem
         if outcome.error and is_write_failure(problem):
             # A full or read-only disk fails every match alike: retrying changes nothing.
             raise TournamentError(write_failure(f"match {task.match} could not be played: {problem}", problem))
@@ -345,15 +302,9 @@ class Coordinator:
             return
         if record.log_data is not None:
             path = self.out / "logs" / f"{record.match}{LOG_SUFFIX}"
-            tmp = path.with_name(path.name + ".tmp")
             try:
-                tmp.write_bytes(record.log_data)
-                os.replace(tmp, path)
+                write_atomic(path, record.log_data)
             except OSError as exc:
-                try:
-                    tmp.unlink(missing_ok=True)  # a partial file only takes the space a resume needs
-                except OSError:
-                    pass
                 raise StoreWriteError(f"cannot write the log of match {record.match} to {path}: "
                                       f"{exc.strerror}") from None
             record.log_data = None

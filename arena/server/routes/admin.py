@@ -1,0 +1,72 @@
+"""The admin's pages: entrants and the queue, actions, the export, the metrics."""
+
+from __future__ import annotations
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from arena.server import actions, metrics
+from arena.server.net import from_this_machine
+from arena.server.web import bearer, site
+
+
+async def admin_page(request: Request) -> Response:
+    """Entrants, the queue, the finals and the ladder's state."""
+    web = site(request)
+    contest = web.contest
+    caller = contest.caller(request)
+    if not caller.admin:
+        return RedirectResponse("/login", status_code=303)
+    return web.render(request, "admin.html", caller, entrants=contest.entrants_overview(), queue=contest.queue(),
+                      finals=contest.db.setting("finals") or "none", finals_error=contest.db.setting("finals_error"),
+                      paused=contest.db.setting("paused") == "1",
+                      ladder_error=contest.engine.error)
+
+
+async def admin_action(request: Request) -> Response:
+    """POST /admin/ACTION, from the admin page's forms or the API."""
+    web = site(request)
+    caller = web.contest.caller(request)
+    if not caller.admin:
+        return web.forbidden(request, caller, "Only the admin may do this.")
+    api = bearer(request)
+    form = await request.form() if api else await web.checked_form(request, caller)
+    if form is None:
+        return web.forbidden(request, caller)
+    action = request.path_params["action"]
+    message, token = await run_in_threadpool(actions.admin_action, web.contest, action, dict(form))
+    if api:
+        return JSONResponse({"message": message} | ({"token": token} if token else {}))
+    if token:  # shown once, never stored
+        return web.render(request, "message.html", caller, title="Entrant added",
+                          message=message, token=token)
+    return web.render(request, "message.html", caller, title="Done", message=message, back="/admin")
+
+
+async def export(request: Request) -> Response:
+    """The whole contest as one JSON file."""
+    contest = site(request).contest
+    caller = contest.caller(request)
+    if not caller.admin:
+        return JSONResponse({"error": "only the admin may export"}, status_code=403)
+    data = await run_in_threadpool(actions.export, contest)
+    return JSONResponse(data, headers={"Content-Disposition": "attachment; filename=contest-export.json"})
+
+
+async def metrics_page(request: Request) -> Response:
+    """The metrics, for the admin or a scraper on the server's own machine."""
+    web = site(request)
+    caller = web.contest.caller(request)
+    if not (caller.admin or from_this_machine(request, web.config.trusted_proxies)):
+        return PlainTextResponse("metrics: send the admin's token, or ask from the server's own machine\n",
+                                 status_code=403)
+    text = await run_in_threadpool(metrics.render, web.contest)
+    return Response(text, media_type=metrics.CONTENT_TYPE)
+
+
+ROUTES = [
+    Route("/admin", admin_page), Route("/admin/export", export),
+    Route("/admin/{action}", admin_action, methods=["POST"]), Route("/metrics", metrics_page),
+]

@@ -1,0 +1,121 @@
+"""The public pages: the leaderboard, an entrant's page, a game's and a submission's, the finals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from arena.server.engine import ladder_log
+from arena.server.finals import finals_dir
+from arena.server.sources import NAME
+from arena.server.web import PRIVATE_HEADERS, TEMPLATES, site
+
+
+async def home(request: Request) -> Response:
+    """The leaderboard and the latest games."""
+    web = site(request)
+    contest = web.contest
+    caller = contest.caller(request)
+    return web.render(request, "leaderboard.html", caller, board=contest.leaderboard(),
+                      games=contest.games(caller, limit=15), finals=contest.db.setting("finals"),
+                      ladder_error=contest.engine.error)
+
+
+async def entrant_page(request: Request) -> Response:
+    """An entrant's versions and games (its logs for itself and the admin)."""
+    web = site(request)
+    contest = web.contest
+    caller = contest.caller(request)
+    entrant = contest.entrant_named(request.path_params["name"])
+    if entrant is None:
+        return web.not_found(request, caller, "entrant")
+    private = contest.owns(caller, entrant.id)
+    rows = contest.versions(entrant.id, newest_first=True)
+    versions = [contest.submission_data(row, private) for row in rows]
+    games = contest.versions_games(caller, [row.id for row in rows], limit=30)
+    opponents = [b for b in contest.leaderboard() if b["entrant"] != entrant.name]
+    return web.render(request, "entrant.html", caller, entrant=entrant, versions=versions, games=games,
+                      private=private, opponents=opponents, placement=web.config.ladder.placement_games)
+
+
+async def game_page(request: Request) -> Response:
+    """The viewer of a ladder game, with the private part of the caller's own seats."""
+    web = site(request)
+    contest = web.contest
+    caller = contest.caller(request)
+    game = contest.game(request.path_params["number"])
+    path = ladder_log(web.config, game) if game is not None else None
+    if game is None or path is None:
+        return web.not_found(request, caller, "game")
+    seats = contest.own_seats(caller, game)
+    return HTMLResponse(await run_in_threadpool(viewer_page, path, seats), headers=PRIVATE_HEADERS)
+
+
+async def submission_log(request: Request) -> Response:
+    """A submission's build and validation logs (its owner and the admin only)."""
+    web = site(request)
+    contest = web.contest
+    caller = contest.caller(request)
+    row = contest.submission(request.path_params["number"])
+    if row is None or not contest.owns(caller, row.entrant):
+        return web.not_found(request, caller, "submission")
+    return web.render(request, "submission.html", caller, sub=contest.submission_data(row, True))
+
+
+async def finals_match(request: Request) -> Response:
+    """The viewer of one match of the finals, once they are done."""
+    web = site(request)
+    contest = web.contest
+    caller = contest.caller(request)
+    name = request.path_params["name"].removesuffix(".html")
+    path = finals_dir(web.config) / "logs" / f"{name}.msgpack"
+    if contest.db.setting("finals") != "done" or not NAME.fullmatch(name) or not path.is_file():
+        return web.not_found(request, caller, "finals match")
+    page = await run_in_threadpool(viewer_page, path, None, caller.name if caller.entrant else "",
+                                   caller.admin, "../", "finals")
+    return HTMLResponse(page, headers=PRIVATE_HEADERS)
+
+
+async def finals_page(request: Request) -> Response:
+    """The finals' report, once they are done."""
+    web = site(request)
+    caller = web.contest.caller(request)
+    report = finals_dir(web.config) / "report.html"
+    if web.contest.db.setting("finals") != "done" or not report.is_file():
+        return web.render(request, "message.html", caller, 404, title="Finals",
+                          message="The finals have not been played yet.")
+    return FileResponse(report, media_type="text/html")
+
+
+async def live_js(request: Request) -> Response:
+    """The script that reloads a page when the contest changes."""
+    return PlainTextResponse((TEMPLATES / "live.js").read_text(), media_type="text/javascript")
+
+
+def viewer_page(path: Path, seats: list[int] | None = None, owner: str = "", admin: bool = False,
+                back: str = "/", back_label: str = "leaderboard") -> str:
+    """The viewer page of a game, with the private part (output, failure detail) of the caller's own seats only.
+
+    seats: the caller's seats; or, for the finals (seats named after entrants), owner: the caller's name.
+    """
+    from arena.logs.matchlog import read_log
+    from arena.viewer.frames import match_data
+    from arena.viewer.page import match_page
+
+    log = read_log(path)
+    if seats is None:
+        seats = [seat for seat, name in enumerate(log.names) if admin or (owner and name == owner)]
+    return match_page(match_data(log, shown=set(seats)), back=back, back_label=back_label)
+
+
+ROUTES = [
+    Route("/", home), Route("/entrants/{name}", entrant_page), Route("/games/{number:int}", game_page),
+    Route("/finals", lambda request: RedirectResponse("/finals/", status_code=307)),
+    Route("/finals/", finals_page), Route("/finals/report_matches/{name}", finals_match),
+    Route("/submissions/{number:int}", submission_log), Route("/static/live.js", live_js),
+    Route("/favicon.ico", lambda request: Response(status_code=204)),  # browsers ask; there is none
+]
