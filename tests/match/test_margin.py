@@ -59,7 +59,10 @@ def test_one_overrun_of_the_cap_leaves_the_rest_of_the_margin(tmp_path: Path) ->
     assert len(moves) >= 4 and "margin" not in moves[0]
     left = moves[1]["margin"]  # its second move took 130 ms of a 100 ms cap
     assert 200 - 30 - SLACK_MS < left <= 170, left
-    assert all(m["margin"] == left for m in moves[2:])  # instant replies take nothing more
+    # The reserve never comes back: instant replies take nothing more (on a quiet machine they
+    # leave it exactly as it was; one delayed by a busy machine can only lower it).
+    margins = [left] + [m["margin"] for m in moves[2:]]
+    assert all(later <= earlier for earlier, later in zip(margins, margins[1:])), margins
     assert verify(read_log(log)).ok
 
 

@@ -128,6 +128,17 @@ class Server:
                 pass
         return code
 
+    def restart_playing_more(self, max_games: int = 60) -> None:
+        """Stop, let every version play up to max_games, start: every bot process starts afresh and plays again.
+
+        Games are fast: a version may have reached the ladder's max_games before the test changed
+        its folder, and would then never play (nor fail) again.
+        """
+        self.stop()
+        self.process = None
+        self.config.write_text(re.sub(r"max_games = \d+", f"max_games = {max_games}", self.config.read_text()))
+        self.start()
+
     def client(self, token: str | None = None) -> httpx.Client:
         """An HTTP client, with the bearer token when given."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}

@@ -96,9 +96,7 @@ def test_a_version_that_fails_on_the_ladder_is_disabled_and_its_games_count_agai
     (server.state / "submissions" / "carol" / f"v{version['version']}" / "bot" / "crash").touch()  # now it crashes
     # A bot process is shown a copy of its folder made when it started: restarted, every process
     # of the version starts afresh and finds the file (a running one never sees a host file change).
-    server.stop()
-    server.process = None
-    server.start()
+    server.restart_playing_more()
     disabled = wait_for(lambda: (lambda s: s if s["status"] == "disabled" else None)(
         server.submission("carol", answer.json()["id"])), 120, "the crashing version to be disabled")
     assert "failures in" in disabled["detail"] and disabled["errors"] > 1

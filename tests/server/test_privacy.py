@@ -187,12 +187,7 @@ def test_a_bots_diary_and_crash_reach_its_owner_and_the_admin_only(server: Serve
     alice = server.settled("alice", answer["id"])
     assert alice["status"] == "active", alice["validation_log"]
     (server.state / "submissions" / "alice" / "v1" / "bot" / "crash").touch()
-    server.stop()  # every process of the version starts afresh, and finds the file
-    server.process = None
-    # Games are fast enough that alice may have reached max_games before the file was there:
-    # the restarted server lets every version play more, so alice plays again whatever the timing.
-    server.config.write_text(re.sub(r"max_games = \d+", "max_games = 40", server.config.read_text()))
-    server.start()
+    server.restart_playing_more()  # every process of the version starts afresh, and finds the file
     crashed = wait_for(lambda: next((g for g in games(server) if g["reason"] == "crash"
                                      and g["submissions"][g["offender"]] == alice["id"]), None),
                        120, "a ladder game alice's bot crashes in")
