@@ -129,12 +129,7 @@ def series_config(game: Game, specs: Sequence[BotSpec], games: int, setup: Mappi
         game.check_players(players)
     except GameError as exc:
         raise AdhocError(f"{exc} (one BOT per seat){tournament_hint(game, specs)}") from None
-    if players > 1 and games % players:
-        raise AdhocError(f"games must be a multiple of the seats ({players}) so every bot plays every seat "
-                         f"equally; got {games}")
-    pairs = games // players if players > 1 else games
-    if pairs > MAX_SETUPS:
-        raise AdhocError(f"games: at most {MAX_SETUPS * max(players, 1)} games in one series; got {games}")
+    pairs = _setup_count(players, games, "in one series")
     if sprt is not None and len(specs) != 2:
         raise AdhocError(f"an SPRT compares two bots; {len(specs)} are given")
     names = [spec.name for spec in specs]
@@ -150,6 +145,17 @@ def series_config(game: Game, specs: Sequence[BotSpec], games: int, setup: Mappi
     return _config(data)
 
 
+def _setup_count(players: int, games: int, per: str) -> int:
+    """How many setups `games` games take (one per seat order); AdhocError when they do not divide or are too many."""
+    if players > 1 and games % players:
+        raise AdhocError(f"games must be a multiple of the seats ({players}) so every bot plays every seat "
+                         f"equally; got {games}")
+    count = games // players if players > 1 else games
+    if count > MAX_SETUPS:
+        raise AdhocError(f"games: at most {MAX_SETUPS * max(players, 1)} games {per}; got {games}")
+    return count
+
+
 def tournament_config(game: Game, specs: Sequence[BotSpec], games: int | None, setup: Mapping[str, Any],
                       seed: int, conditions: Conditions, kind: str = "round-robin") -> TournamentConfig:
     """A tournament of every bot named: games per pairing in pairs of seats, on as many random setups."""
@@ -161,12 +167,7 @@ def tournament_config(game: Game, specs: Sequence[BotSpec], games: int | None, s
     if game.max_players == 1:
         players = 1
     games = games if games is not None else max(players, 1)
-    if players > 1 and games % players:
-        raise AdhocError(f"games must be a multiple of the seats ({players}) so every bot plays every seat "
-                         f"equally; got {games}")
-    count = games // players if players > 1 else games
-    if count > MAX_SETUPS:
-        raise AdhocError(f"games: at most {MAX_SETUPS * max(players, 1)} games per pairing; got {games}")
+    count = _setup_count(players, games, "per pairing")
     names = [spec.name for spec in specs]
     data: dict[str, Any] = {
         "name": run_name(names, game.name, series=False), "game": game.name, "seed": seed, "players": players,
