@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.clock import ClockSettings
 from arena.games import Game, State
@@ -18,16 +18,19 @@ from arena.launch.pascal import compile_module
 from arena.launch.process import BotProcess, LaunchError, Limits, MachineError
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
-from arena.match.hub import Hub
+from arena.match.hub import Hub, Peer
 from arena.match.player import Player
 from arena.match.referee import Referee
-from arena.match.remote import Listener, RemoteError, RemoteSeat, RemoteSettings
+from arena.match.remote import RemoteError, RemoteSettings
 from arena.match.result import MatchResult
 from arena.match.stdio import StdioPeer
 from arena.match.trace import Tracer
 from arena.match.transport import Transport
 from arena.outcomes import FAILURES, REPLACE_REASONS
 from protocol.messages import bye_message
+
+if TYPE_CHECKING:
+    from arena.match.listener import Listener
 
 log = logging.getLogger(__name__)
 
@@ -113,9 +116,18 @@ def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> N
         if player.process is not None:
             # Even a bot that exited may have left children in its group.
             player.process.kill()
-        if isinstance(player.peer, RemoteSeat):
-            player.peer.close()  # the key's connection stays with the listener
-        hub.forget(player.peer)
+        release_link(hub, player.peer)
+
+
+def release_link(hub: Hub, link: Transport) -> None:
+    """Close a seat's link: the hub's ZeroMQ seats through the hub, any other transport itself.
+
+    A remote seat goes back to its listener: its bot's connection stays for the key's next seat.
+    """
+    if isinstance(link, Peer):
+        hub.forget(link)
+    else:
+        link.close()
 
 
 def referee_match(referee: Referee) -> tuple[MatchResult, list[bool]]:
@@ -162,6 +174,8 @@ def open_listener(bots: list[BotSpec], settings: RemoteSettings | None) -> Liste
     names = [spec.target for spec in remote]
     if len(set(names)) < len(names):
         raise RemoteError("one remote bot holds one seat of a match: remote:NAME is given twice")
+    from arena.match.listener import Listener  # libzmq, for CURVE over TCP: loaded only when needed
+
     return Listener(settings)
 
 

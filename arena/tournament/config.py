@@ -37,7 +37,9 @@ from arena.launch.botspec import (
 )
 from arena.launch.process import LaunchError, Limits, check_folder
 from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox
+from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, allowed_keys
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
+from protocol.keys import KeyFileError, read_key_file
 from arena.setups import SetupFileError, complete_setup, load_setup_file
 from arena.tournament.overlap import FIX, folder_conflict
 from arena.tournament.schedule import derive_seed
@@ -45,11 +47,12 @@ from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
 
 TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
             "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt", "format", "challengers", "rounds",
-            "tiebreak_pairs", "ponder", "shared_dirs", "reveal_names", "transport")
+            "tiebreak_pairs", "ponder", "shared_dirs", "reveal_names", "transport", "remote")
 BOT_KEYS = ("spec", "name", "options", "limits", "dir", "transport")
 SETUP_KEYS = ("fixed", "maps", "files", "random")
 CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
 STRIKE_KEYS = ("max_strikes", "reasons")
+REMOTE_KEYS = ("listen", "allow", "server_key", "network_grace_ms")
 LIMIT_KEYS = ("address_space_mb", "cpu_seconds", "file_size_mb", "open_files", "processes", "memory_mb", "disk_mb")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
@@ -137,6 +140,7 @@ class TournamentConfig:
     ponder: bool = False  # bots may think on the opponent's time (else each is frozen while not on move)
     shared_dirs: bool = False  # bots may share folders, see the config or the results (trusted bots only)
     reveal_names: bool = True  # whether init tells the bots the players' names (arena serve: false)
+    remote: RemoteSettings | None = None  # the listener of remote:NAME bots ([remote]): their matches play here
     source: str = ""  # the config file, for messages
 
     def to_data(self) -> dict[str, Any]:
@@ -333,6 +337,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
         ponder=check.boolean(data.get("ponder", False), "ponder"),
         shared_dirs=shared_dirs,
         reveal_names=check.boolean(data.get("reveal_names", True), "reveal_names"),
+        remote=_remote(check, data.get("remote"), bots, base),
         source=source,
     )
 
@@ -432,6 +437,40 @@ def _folders(check: Checker, bots: list[BotEntry], sandbox: Sandbox, shared: boo
     conflict = "" if shared else folder_conflict(bot_labels(bots), config_file)
     if conflict:
         raise check.fail("", f"{conflict}; {FIX}")
+
+
+def _remote(check: Checker, value: Any, bots: list[BotEntry], base: Path) -> RemoteSettings | None:
+    """The [remote] table: where remote:NAME bots connect and whose keys may; every remote bot's key allowed."""
+    remote = [(i, bot) for i, bot in enumerate(bots) if bot.spec.kind == BotKind.REMOTE]
+    if value is None:
+        if remote:
+            i, bot = remote[0]
+            raise check.fail(f"bots[{i}].spec", f"{bot.spec.text} needs a [remote] table (listen, allow)")
+        return None
+    table = check.table(value, "remote")
+    check.keys(table, REMOTE_KEYS, "remote")
+    if "listen" not in table:
+        raise check.fail("remote.listen", "missing (tcp://ADDR:PORT where remote bots connect)")
+    listen = check.string(table["listen"], "remote.listen")
+    if not listen.startswith("tcp://"):
+        raise check.fail("remote.listen", f"must be tcp://ADDR:PORT, got {listen!r}")
+    allow = [str(base / check.string(item, f"remote.allow[{i}]"))
+             for i, item in enumerate(check.array(table.get("allow", []), "remote.allow"))]
+    try:
+        names = set(allowed_keys(tuple(allow)).values())
+    except RemoteError as exc:
+        raise check.fail("remote.allow", str(exc)) from None
+    for i, bot in remote:
+        if bot.spec.target not in names:
+            raise check.fail(f"bots[{i}].spec", f"{bot.spec.text}: remote.allow lists no key {bot.spec.target}.key")
+    server_key = str(base / check.string(table["server_key"], "remote.server_key")) if "server_key" in table else ""
+    if server_key:
+        try:
+            read_key_file(server_key, secret=True)
+        except KeyFileError as exc:
+            raise check.fail("remote.server_key", str(exc)) from None
+    grace = check.integer(table.get("network_grace_ms", DEFAULT_GRACE_MS), "remote.network_grace_ms", 0, 600_000)
+    return RemoteSettings(listen, tuple(allow), server_key, grace)
 
 
 def _setups(check: Checker, value: Any, game: Game, players: int, seed: int, base: Path) -> list[SetupEntry]:

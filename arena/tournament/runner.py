@@ -142,13 +142,19 @@ def make_plan(config: TournamentConfig, out: Path, ship_logs: bool) -> RunnerPla
         sandbox=config.sandbox,
         persistent=config.persistent, log_dir=str((out / "logs").resolve()) if config.logs else None,
         ship_logs=ship_logs, log_key=results_key(out) if config.logs else None, ponder=config.ponder,
-        reveal_names=config.reveal_names,
+        reveal_names=config.reveal_names, remote=config.remote,
     )
 
 
 def make_executor(config: TournamentConfig, options: RunOptions, out: Path) -> Executor:
     """The executor the options ask for."""
     workers = options.workers or config.concurrency or default_concurrency()
+    if config.remote is not None:
+        # One listener, in the one worker that plays every match: remote bots connect there.
+        if options.executor != "local":
+            raise TournamentError("a tournament with remote bots ([remote]) runs on the local executor, where its "
+                                  "listener is")
+        workers = 1
     trace = str(options.trace.resolve()) if options.trace else None
     if options.executor == "local":
         plan = replace(make_plan(config, out, ship_logs=False), trace_path=trace)
