@@ -215,9 +215,11 @@ def serve_remote(bot: Bot, endpoint: str, server_key: bytes, public: bytes, secr
                     continue
                 last_seq = seq
             reply = answer(bot, kind, msg)
-            last_reply = encode(reply) if reply is not None else b""
-            if last_reply:
-                sock.send(last_reply)
+            data = encode(reply) if reply is not None else b""
+            if isinstance(seq, int):  # a welcome (no seq) leaves the last reply as it was
+                last_reply = data
+            if data:
+                sock.send(data)
     except ProtocolError as exc:
         print(f"protocol error from referee: {exc}", file=sys.stderr)
         return 3
