@@ -163,19 +163,23 @@ def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
 REMOTE_HEARTBEAT_MS = 1000  # a silent connection is pinged this often, and dropped after 3 intervals unanswered
 
 
-def serve_remote(bot: Bot, endpoint: str, server_key: bytes, public: bytes, secret: bytes, name: str) -> int:
+def serve_remote(bot: Bot, endpoint: str, server_key: bytes | None, public: bytes, secret: bytes, name: str) -> int:
     """Serve matches over TCP with CURVE (SPEC.md section 13) until `bye`, saying hello on every (re)connection.
 
     libzmq reconnects by itself; the socket monitor tells when a connection's handshake
     succeeded, and each new connection starts with a hello. A request seen before (the
     referee sends it again after a reconnection) gets the same reply again, never a new one.
+    server_key None: plain TCP, the name as routing id (only to measure what CURVE costs).
     """
     import zmq
     import zmq.utils.monitor
 
     context = zmq.Context()
     sock = context.socket(zmq.DEALER)
-    sock.curve_serverkey, sock.curve_publickey, sock.curve_secretkey = server_key, public, secret
+    if server_key is not None:
+        sock.curve_serverkey, sock.curve_publickey, sock.curve_secretkey = server_key, public, secret
+    else:
+        sock.routing_id = (name or "bot").encode()
     sock.setsockopt(zmq.HEARTBEAT_IVL, REMOTE_HEARTBEAT_MS)
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, REMOTE_HEARTBEAT_MS * 3)
     sock.setsockopt(zmq.RECONNECT_IVL, 100)

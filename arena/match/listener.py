@@ -56,9 +56,10 @@ class Listener:
             self._zap = self._ctx.socket(zmq.REP)
             self._zap.bind(ZAP_ENDPOINT)  # before the ROUTER binds: no handshake can pass unasked
             router = self._ctx.socket(zmq.ROUTER)
-            router.curve_server = True
-            router.curve_secretkey = secret
-            router.zap_domain = ZAP_DOMAIN
+            if settings.curve:
+                router.curve_server = True
+                router.curve_secretkey = secret
+            router.zap_domain = ZAP_DOMAIN  # with NULL too: the handler is asked for every connection
             try:
                 router.setsockopt(zmq.ZAP_ENFORCE_DOMAIN, 1)  # a draft option in some libzmq builds
             except zmq.ZMQError:
@@ -153,8 +154,11 @@ class Listener:
                 return
             version, request_id = request[0], request[1]
             mechanism = request[5] if len(request) > 5 else b""
-            key = zmq.utils.z85.encode(request[6]) if mechanism == b"CURVE" and len(request) > 6 else b""
-            name = self._allowed.get(key)
+            if self.settings.curve:
+                key = zmq.utils.z85.encode(request[6]) if mechanism == b"CURVE" and len(request) > 6 else b""
+                name = self._allowed.get(key)
+            else:  # plain TCP (measurements only): a seat is named by the client's routing id
+                name = ""
             if name is None:
                 self.refused += 1
                 log.info("remote: refused a %s handshake from %s", mechanism.decode(errors="replace"),
@@ -200,8 +204,10 @@ class Listener:
             except zmq.Again:
                 return
             identity, last = frames[0].bytes, frames[-1]
-            link = self._links.get(last.get("User-Id"))
-            if link is None:  # pragma: no cover - ZAP admits only allowed keys
+            user = last.get("User-Id") if self.settings.curve else identity.decode(errors="replace")
+            link = self._links.get(user)
+            if link is None:  # ZAP admits only allowed keys (plain TCP: a routing id no seat has)
+                self.ignored += 1
                 continue
             if len(frames) != 2:
                 self._deliver(link, identity, None, b"".join(f.bytes for f in frames[1:]),

@@ -40,6 +40,9 @@ class RemoteSettings:
     server_key: str = ""  # the listener's secret key file; "" for the user's (made on first use)
     network_grace_ms: int = DEFAULT_GRACE_MS
     heartbeat_ms: int = HEARTBEAT_MS
+    # False: plain TCP, a key's name taken from the client's routing id, unauthenticated and
+    # unencrypted: only to measure what CURVE costs (bench/overhead.py); no config or option sets it.
+    curve: bool = True
 
 
 def user_server_key() -> Path:
