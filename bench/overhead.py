@@ -13,8 +13,9 @@ Prints one JSON line:
 - "floor_us_per_ply" and "floor_ratio": the ZeroMQ bots under the least a Python referee can
   do (poll, receive, unpack, apply, pack, send: no clocks, checks or log);
 - "remote_tcp_us_per_ply" and "remote_curve_us_per_ply": the same instant bots on remote
-  seats (the SDK's --connect mode) over loopback TCP, without and with CURVE, each the least
-  of three alternating runs; "curve_ratio": the one over the other (target: at most 1.20);
+  seats (the SDK's --connect mode) over loopback TCP, without and with CURVE: the median of
+  3 x --matches matches each, played alternately; "curve_ratio": the one over the other
+  (target: at most 1.20);
 - where a C compiler, libzmq and msgpack-c are installed, "native_us_per_ply" and
   "native_ratio" with the C example bot's instant mode (`cbot --sequential`, libzmq's
   DEALER) in both seats, so the figure compares with a native engine's;
@@ -244,67 +245,65 @@ sys.exit(serve_remote(InstantBot(), endpoint, read_key_file(server)[0] if server
 """
 
 
-def remote_us_per_ply(matches: int, size: int, curve: bool) -> float:
-    """Wall time per ply of the same matches with both instant bots on remote seats over loopback TCP.
+class _RemotePair:
+    """Two instant bots on remote seats of one listener over loopback TCP, served by the SDK's --connect mode."""
 
-    The bots are served by the SDK's --connect mode (serve_remote); with curve=False the
-    listener and the bots speak plain TCP (unauthenticated: only to measure what CURVE costs).
-    """
-    game = get_game("blocking")
-    hub = Hub()
-    root = Path(__file__).resolve().parent
-    with tempfile.TemporaryDirectory() as keys:
-        names = ("bench1", "bench2")
-        for name in ("referee", *names):
+    def __init__(self, keys: str, curve: bool) -> None:
+        root = Path(__file__).resolve().parent
+        names = ("curve1", "curve2") if curve else ("plain1", "plain2")
+        for name in names:
             new_key_pair(name, keys)
         settings = RemoteSettings("tcp://127.0.0.1:*", tuple(f"{keys}/{n}.key" for n in names),
                                   f"{keys}/referee.key_secret", network_grace_ms=0, curve=curve)
-        listener = Listener(settings)
-        bots = [subprocess.Popen([sys.executable, "-c", _REMOTE_BOT, str(root), str(root.parent), listener.endpoint,
-                                  f"{keys}/referee.key" if curve else "", f"{keys}/{n}.key_secret", n])
-                for n in names]
-        players = [launch_player(hub, parse_bot_spec(f"remote:{n}", "blocking"), Limits(), Sandbox.NONE,
-                                 remote=listener) for n in names]
-        try:
-            per_ply = _timed_matches(players, game, matches, size)
-        finally:
-            shutdown(hub, players)
-            listener.close()
-            for bot in bots:
-                try:
-                    bot.wait(5)
-                except subprocess.TimeoutExpired:  # it never got its bye (a failed bench match)
-                    bot.kill()
-                    bot.wait()
-    return per_ply
+        self.hub = Hub()
+        self.listener = Listener(settings)
+        self.bots = [subprocess.Popen([sys.executable, "-c", _REMOTE_BOT, str(root), str(root.parent),
+                                       self.listener.endpoint, f"{keys}/referee.key" if curve else "",
+                                       f"{keys}/{n}.key_secret", n]) for n in names]
+        self.players = [launch_player(self.hub, parse_bot_spec(f"remote:{n}", "blocking"), Limits(), Sandbox.NONE,
+                                      remote=self.listener) for n in names]
+
+    def close(self) -> None:
+        shutdown(self.hub, self.players)
+        self.listener.close()
+        for bot in self.bots:
+            try:
+                bot.wait(5)
+            except subprocess.TimeoutExpired:  # it never got its bye (a failed bench match)
+                bot.kill()
+                bot.wait()
 
 
-def remote_pair(matches: int, size: int, rounds: int = 3) -> tuple[float, float]:
-    """Plain TCP's and CURVE's per-ply figures, each the least of rounds alternating runs (a shared machine's noise)."""
-    tcp, curve = [], []
-    for _ in range(rounds):
-        tcp.append(remote_us_per_ply(matches, size, curve=False))
-        curve.append(remote_us_per_ply(matches, size, curve=True))
-    return min(tcp), min(curve)
+def remote_pair(matches: int, size: int) -> tuple[float, float]:
+    """Plain TCP's and CURVE's per-ply cost: the median match of each, their matches interleaved.
 
-
-def _timed_matches(players: list[Any], game: Any, matches: int, size: int) -> float:
-    """Wall time per ply of whole matches between connected players (after one warm-up match)."""
+    Plain TCP is unauthenticated (a listener mode for this measurement only); interleaving the
+    two wires' matches one by one lets a shared machine's load fall on both alike.
+    """
+    game = get_game("blocking")
     clock = ClockSettings(budget_ms=60_000)
     setup = {"rows": size, "cols": size, "blocked": []}
-    plies, elapsed = 0, 0.0
-    with tempfile.TemporaryDirectory() as logs:
-        Referee(players, game, setup, 0, clock, "warm-up").run()
-        for i in range(matches):
-            writer = LogWriter(Path(logs) / f"{i}.msgpack")
-            started = time.perf_counter()
-            result = Referee(players, game, setup, i, clock, f"m{i}", writer).run()
-            elapsed += time.perf_counter() - started
-            writer.close()
-            if result.reason != "blocked":
-                raise RuntimeError(f"bench match ended with {result.reason}: {result.detail}")
-            plies += result.plies
-    return elapsed / plies * 1e6
+    figures: dict[bool, list[float]] = {False: [], True: []}
+    with tempfile.TemporaryDirectory() as keys:
+        new_key_pair("referee", keys)
+        pairs = {curve: _RemotePair(keys, curve) for curve in (False, True)}
+        try:
+            for pair in pairs.values():
+                Referee(pair.players, game, setup, 0, clock, "warm-up").run()
+            for i in range(matches * 3):
+                for curve, pair in pairs.items():
+                    writer = LogWriter(Path(keys) / f"{curve}-{i}.msgpack")
+                    started = time.perf_counter()
+                    result = Referee(pair.players, game, setup, i, clock, f"m{i}", writer).run()
+                    elapsed = time.perf_counter() - started
+                    writer.close()
+                    if result.reason != "blocked":
+                        raise RuntimeError(f"bench match ended with {result.reason}: {result.detail}")
+                    figures[curve].append(elapsed / result.plies * 1e6)
+        finally:
+            for pair in pairs.values():
+                pair.close()
+    return statistics.median(figures[False]), statistics.median(figures[True])
 
 
 def floor_us_per_ply(matches: int, size: int) -> float:

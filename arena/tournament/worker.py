@@ -206,7 +206,10 @@ class BotPool:
         while self.max_idle is not None and len(self.idle) > self.max_idle:
             key, (owner, oldest) = self.idle.popitem(last=False)
             del self._idle_of[owner][key]
-            ending.append(oldest)
+            if oldest.process is None:  # a remote bot: its seat goes, its connection (no bye) stays
+                self._discard(oldest)
+            else:
+                ending.append(oldest)
         self._end(ending)
 
     def add_bots(self, entries: tuple[BotEntry, ...]) -> None:
