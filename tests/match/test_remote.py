@@ -7,24 +7,30 @@ tests/fixtures/remote_bot.py, written from SPEC alone with pyzmq and msgpack, wi
 from __future__ import annotations
 
 import json
+import select
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgpack
 import pytest
+import zmq
+import zmq.auth
 
 from arena.api import play_match as api_play_match
 from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.launch.botspec import parse_bot_spec
 from arena.launch.sandbox import Sandbox
+from arena.match.listener import Listener
 from arena.match.remote import RemoteSettings
 from arena.match.result import MatchResult
 from arena.match.run import MatchPlan, play_match
+from arena.match.transport import SeatState
 from arena.setups import complete_setup
 from protocol.keys import new_key_pair
 from tests.helpers import FIXTURES, ROOT
@@ -172,3 +178,52 @@ def test_the_sdk_says_a_bad_key_file_in_one_line(tmp_path: Path, keys: Keys) -> 
                           cwd=ROOT, capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].endswith("holds no secret key (give the NAME.key_secret file)")
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_the_listener_refuses_other_keys_at_the_handshake_and_a_seat_starts_with_hello(keys: Keys) -> None:
+    listener = Listener(RemoteSettings(free_endpoint(), (str(keys.public("alice")),), str(keys.secret("referee"))))
+    seat = listener.seat("alice")
+    context = zmq.Context()
+    server_key = zmq.auth.load_certificate(keys.public("referee"))[0]
+
+    def client(name: str) -> zmq.Socket:
+        public, secret = zmq.auth.load_certificate(keys.secret(name))
+        sock = context.socket(zmq.DEALER)
+        sock.linger = 0
+        sock.curve_serverkey, sock.curve_publickey, sock.curve_secretkey = server_key, public, secret
+        sock.connect(listener.endpoint)
+        return sock
+
+    try:
+        assert seat.state is SeatState.AWAY and seat.via == "remote" and seat.grace_ms == 1000
+        stranger = client("mallory")
+        stranger.send(msgpack.packb({"type": "hello", "protocol": 1, "token": "", "name": "alice"}))
+        assert wait_for(lambda: listener.refused >= 1)
+        assert stranger.poll(300) == 0 and seat.state is SeatState.AWAY  # nothing back, no seat
+        alice = client("alice")
+        alice.send(msgpack.packb({"type": "move", "seq": 1, "move": [0, 0]}))  # before its hello: ignored
+        assert wait_for(lambda: listener.ignored == 1)
+        alice.send(msgpack.packb({"type": "hello", "protocol": 1, "token": "", "name": "alice"}))
+        assert msgpack.unpackb(alice.recv()) == {"type": "welcome", "protocol": 1}
+        assert wait_for(lambda: seat.state is SeatState.CONNECTED)
+        seat.pump()
+        assert seat.take() is None  # the early move never reached the seat
+        assert seat.send({"type": "turn", "seq": 1, "match": "m", "events": [], "time_left_ms": 100})
+        assert msgpack.unpackb(alice.recv())["type"] == "turn"
+        alice.send(msgpack.packb({"type": "move", "seq": 1, "move": [0, 0]}))
+        assert wait_for(lambda: bool(select.select(seat.fds(), [], [], 0)[0]))  # its eventfd wakes the referee
+        seat.pump()
+        assert seat.take() == {"type": "move", "seq": 1, "move": [0, 0]}
+    finally:
+        seat.close()
+        listener.close()
+        context.destroy(linger=0)
