@@ -22,6 +22,7 @@ from arena.games import Game, GameError, State, UnknownGame, get_game
 from arena.launch.botspec import BotKind, BotSpec, BotSpecError, default_wire, parse_wire
 from arena.launch.process import LaunchError, Limits, MachineError, preflight
 from arena.launch.sandbox import SandboxError, announce, check_sandbox
+from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, allowed_keys, user_server_key
 from arena.setups import SetupFileError, complete_setup, load_setup_file
 from arena.tournament.adhoc import (
     AdhocError,
@@ -39,6 +40,7 @@ from arena.tournament.series import parse_sprt
 from arena.tournament.session import RunOutcome, RunRefused, outline, run_config, run_directory
 from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
 from arena.tournament.standings import standings_data
+from protocol.keys import KeyFileError, read_key_file
 
 PathLike = str | os.PathLike[str]
 Setup = Mapping[str, Any] | PathLike | None
@@ -115,6 +117,35 @@ def _clock(budget_ms: int, increment_ms: int, move_ms: int | None, margin_ms: in
         raise ArenaError(str(exc).replace("move_cap_ms", "move_ms")) from None
 
 
+def _remote(specs: list[BotSpec], listen: str | None, allow: Sequence[PathLike], server_key: PathLike | None,
+            grace_ms: int, progress: bool) -> RemoteSettings | None:
+    """The listener settings of a match's remote:NAME seats (None without any), checked; said on stderr."""
+    remote = [spec for spec in specs if spec.kind == BotKind.REMOTE]
+    if not remote:
+        if listen is not None or allow:
+            raise ArenaError("listen and allow (--listen, --allow) are for remote:NAME bots; none is given")
+        return None
+    if listen is None or not listen.startswith("tcp://"):
+        raise ArenaError(f"{remote[0].text} plays from another machine: give listen=tcp://ADDR:PORT (--listen) "
+                         "and its public key (--allow NAME.key)")
+    if isinstance(grace_ms, bool) or not isinstance(grace_ms, int) or grace_ms < 0:
+        raise ArenaError(f"network_grace_ms must be a non-negative integer, got {grace_ms!r}")
+    try:
+        secret = Path(server_key) if server_key is not None else user_server_key()
+        public, _ = read_key_file(secret, secret=True)
+        names = set(allowed_keys(tuple(os.fspath(file) for file in allow)).values())
+    except (RemoteError, KeyFileError, OSError) as exc:
+        raise ArenaError(str(exc)) from None
+    missing = [spec.text for spec in remote if spec.target not in names]
+    if missing:
+        raise ArenaError(f"{missing[0]}: no allowed key is named {missing[0][len('remote:'):]} (--allow NAME.key)")
+    if progress:
+        shown = secret.with_name(secret.name.removesuffix("_secret"))
+        print(f"remote bots connect to {listen} with the referee's public key {public.decode()}"
+              + (f" ({shown})" if shown.exists() else ""), file=sys.stderr)
+    return RemoteSettings(listen, tuple(os.fspath(file) for file in allow), os.fspath(secret), grace_ms)
+
+
 def _warn(text: str, what: str) -> None:
     if text:
         print(f"{what}: {text}", file=sys.stderr)
@@ -154,12 +185,17 @@ def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int
                clock_mode: str = "wall", ponder: bool = False, sandbox: str = "auto", memory_mb: int = 4096,
                transport: str | None = None, log: PathLike | None = None, force: bool = False,
                trace: PathLike | None = None,
-               names: Sequence[str] | None = None, show: bool = False, progress: bool = False) -> Result:
+               names: Sequence[str] | None = None, show: bool = False, progress: bool = False,
+               listen: str | None = None, allow: Sequence[PathLike] = (), server_key: PathLike | None = None,
+               network_grace_ms: int = DEFAULT_GRACE_MS) -> Result:
     """Play one match; the result as `arena match --json` prints it (seed and log path included).
 
     setup: a map of setup values or a setup file; seed: random when None; move_ms: the cap per
     move; transport: "zeromq" (the default) or "pipes" for the bots that can choose; show: print
-    the board after every move; progress: say the sandbox in use on stderr.
+    the board after every move; progress: say the sandbox in use on stderr. A `remote:NAME`
+    bot plays from another machine: it connects to listen (tcp://ADDR:PORT) with the key of
+    NAME.key among the allow files (CURVE; server_key: the referee's secret key file, default
+    the user's), and network_grace_ms per move is not charged to it.
     """
     from arena.logs.signing import user_key  # the log is signed with the user's key (protocol/LOGS.md)
     from arena.match.onematch import MatchPlan, default_log_path
@@ -184,6 +220,7 @@ def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int
     _warn(shared_folder_warning(specs, sandbox), "arena match")
     if log is not None and Path(log).exists() and not force:
         raise ArenaError(f"{os.fspath(log)} exists (a log is never overwritten; force=True, --force, replaces it)")
+    remote = _remote(specs, listen, allow, server_key, network_grace_ms, progress)
     seed = seed if seed is not None else random.randrange(2**31)
     try:
         full = complete_setup(rules, _partial_setup(rules, setup), len(specs), seed)
@@ -195,14 +232,16 @@ def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int
     on_ply = _board_printer(rules, shown, rules.start(full, len(specs), seed)[0]) if show else None
     plan = MatchPlan(rules, specs, full, seed, clock, f"{rules.name}-{seed}", log_path,
                      Limits(address_space_mb=memory_mb), mode, trace_path=trace, log_key=user_key(create=True),
-                     ponder=ponder)
+                     ponder=ponder, remote=remote)
     if progress:
         announce(mode)
     try:
         result = play(plan, on_ply=on_ply)
-    except MachineError as exc:
+    except (MachineError, RemoteError) as exc:
         if log is None and log_path.exists() and log_path.stat().st_size == 0:
             log_path.unlink()  # the name claimed for a log that was never written
+        if isinstance(exc, RemoteError):
+            raise ArenaError(str(exc)) from None
         raise RunStopped(f"{exc}; no result recorded") from None
     data = result.summary() | {"seed": seed}
     return Result(data, f"{rules.name} seed {seed}: {describe(data)}\nlog: {result.log}")

@@ -29,6 +29,7 @@ REPLACE_REASONS: Final[frozenset[Reason]] = frozenset(FAILURES)
 _PUBLIC_VERBS: Final[dict[str, str]] = {
     Reason.TIMEOUT: "ran out of time", Reason.ILLEGAL: "played an illegal move", Reason.CRASH: "crashed",
     Reason.PROTOCOL: "broke the protocol", Reason.RESIGNED: "resigned", FORFEIT: "forfeited",
+    Reason.DISCONNECT: "lost its connection",
 }
 
 

@@ -12,6 +12,10 @@ Prints one JSON line:
   (`transport = "pipes"`);
 - "floor_us_per_ply" and "floor_ratio": the ZeroMQ bots under the least a Python referee can
   do (poll, receive, unpack, apply, pack, send: no clocks, checks or log);
+- "remote_tcp_us_per_ply" and "remote_curve_us_per_ply": the same instant bots on remote
+  seats (the SDK's --connect mode) over loopback TCP, without and with CURVE: the median of
+  3 x --matches matches each, played alternately; "curve_ratio": the one over the other
+  (target: at most 1.20);
 - where a C compiler, libzmq and msgpack-c are installed, "native_us_per_ply" and
   "native_ratio" with the C example bot's instant mode (`cbot --sequential`, libzmq's
   DEALER) in both seats, so the figure compares with a native engine's;
@@ -49,8 +53,11 @@ from arena.logs.matchlog import LogWriter  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
 from arena.match.onematch import launch_player, shutdown  # noqa: E402
 from arena.match.referee import Referee  # noqa: E402
+from arena.match.listener import Listener  # noqa: E402
+from arena.match.remote import RemoteSettings  # noqa: E402
 from protocol import zmtp  # noqa: E402
 from protocol.codec import encode_json_line  # noqa: E402
+from protocol.keys import new_key_pair  # noqa: E402
 
 TURN = {"type": "turn", "seq": 123, "match": "blocking-123", "events": [[0, [12, 34]]], "time_left_ms": 9876}
 MOVE = {"type": "move", "seq": 123, "move": [12, 36]}
@@ -226,6 +233,79 @@ def referee_us_per_ply(matches: int, size: int, bot: str | None = None,
     return elapsed / plies * 1e6, plies
 
 
+_REMOTE_BOT = """
+import sys
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+from instant_bot import InstantBot
+from protocol.keys import read_key_file
+from protocol.run import serve_remote
+endpoint, server, key, name = sys.argv[3:7]
+public, secret = read_key_file(key, secret=True)
+sys.exit(serve_remote(InstantBot(), endpoint, read_key_file(server)[0] if server else None, public, secret, name))
+"""
+
+
+class _RemotePair:
+    """Two instant bots on remote seats of one listener over loopback TCP, served by the SDK's --connect mode."""
+
+    def __init__(self, keys: str, curve: bool) -> None:
+        root = Path(__file__).resolve().parent
+        names = ("curve1", "curve2") if curve else ("plain1", "plain2")
+        for name in names:
+            new_key_pair(name, keys)
+        settings = RemoteSettings("tcp://127.0.0.1:*", tuple(f"{keys}/{n}.key" for n in names),
+                                  f"{keys}/referee.key_secret", network_grace_ms=0, curve=curve)
+        self.hub = Hub()
+        self.listener = Listener(settings)
+        self.bots = [subprocess.Popen([sys.executable, "-c", _REMOTE_BOT, str(root), str(root.parent),
+                                       self.listener.endpoint, f"{keys}/referee.key" if curve else "",
+                                       f"{keys}/{n}.key_secret", n]) for n in names]
+        self.players = [launch_player(self.hub, parse_bot_spec(f"remote:{n}", "blocking"), Limits(), Sandbox.NONE,
+                                      remote=self.listener) for n in names]
+
+    def close(self) -> None:
+        shutdown(self.hub, self.players)
+        self.listener.close()
+        for bot in self.bots:
+            try:
+                bot.wait(5)
+            except subprocess.TimeoutExpired:  # it never got its bye (a failed bench match)
+                bot.kill()
+                bot.wait()
+
+
+def remote_pair(matches: int, size: int) -> tuple[float, float]:
+    """Plain TCP's and CURVE's per-ply cost: the median match of each, their matches interleaved.
+
+    Plain TCP is unauthenticated (a listener mode for this measurement only); interleaving the
+    two wires' matches one by one lets a shared machine's load fall on both alike.
+    """
+    game = get_game("blocking")
+    clock = ClockSettings(budget_ms=60_000)
+    setup = {"rows": size, "cols": size, "blocked": []}
+    figures: dict[bool, list[float]] = {False: [], True: []}
+    with tempfile.TemporaryDirectory() as keys:
+        new_key_pair("referee", keys)
+        pairs = {curve: _RemotePair(keys, curve) for curve in (False, True)}
+        try:
+            for pair in pairs.values():
+                Referee(pair.players, game, setup, 0, clock, "warm-up").run()
+            for i in range(matches * 3):
+                for curve, pair in pairs.items():
+                    writer = LogWriter(Path(keys) / f"{curve}-{i}.msgpack")
+                    started = time.perf_counter()
+                    result = Referee(pair.players, game, setup, i, clock, f"m{i}", writer).run()
+                    elapsed = time.perf_counter() - started
+                    writer.close()
+                    if result.reason != "blocked":
+                        raise RuntimeError(f"bench match ended with {result.reason}: {result.detail}")
+                    figures[curve].append(elapsed / result.plies * 1e6)
+        finally:
+            for pair in pairs.values():
+                pair.close()
+    return statistics.median(figures[False]), statistics.median(figures[True])
+
+
 def floor_us_per_ply(matches: int, size: int) -> float:
     """Wall time per ply of the least a Python referee can do with the same bots and the same wire.
 
@@ -296,17 +376,26 @@ def main() -> None:
     parser.add_argument("--round-trips", type=int, default=5000)
     parser.add_argument("--matches", type=int, default=10)
     parser.add_argument("--size", type=int, default=50, help="board side of the Blocking matches")
+    parser.add_argument("--remote-only", action="store_true", help="only the remote seats' figures")
     args = parser.parse_args()
+    if args.remote_only:
+        tcp, curve = remote_pair(args.matches, args.size)
+        print(json.dumps({"remote_tcp_us_per_ply": round(tcp, 1), "remote_curve_us_per_ply": round(curve, 1),
+                          "curve_ratio": round(curve / tcp, 2)}))
+        return
     raw = raw_round_trip_us(args.round_trips)
     raw_zmtp = raw_zmtp_round_trip_us(args.round_trips)
     raw_pipe = raw_pipe_round_trip_us(args.round_trips)
     per_ply, plies = referee_us_per_ply(args.matches, args.size)
     pipes_per_ply, _ = referee_us_per_ply(args.matches, args.size, wire=Wire.PIPES)
     floor = floor_us_per_ply(args.matches, args.size)
+    tcp, curve = remote_pair(args.matches, args.size)
     figures = {"raw_us": round(raw, 1), "raw_zmtp_us": round(raw_zmtp, 1), "raw_pipe_us": round(raw_pipe, 1),
                "referee_us_per_ply": round(per_ply, 1), "ratio": round(per_ply / raw, 2), "plies": plies,
                "pipes_us_per_ply": round(pipes_per_ply, 1), "pipes_ratio": round(pipes_per_ply / raw_pipe, 2),
-               "floor_us_per_ply": round(floor, 1), "floor_ratio": round(floor / raw, 2)}
+               "floor_us_per_ply": round(floor, 1), "floor_ratio": round(floor / raw, 2),
+               "remote_tcp_us_per_ply": round(tcp, 1), "remote_curve_us_per_ply": round(curve, 1),
+               "curve_ratio": round(curve / tcp, 2)}
     with tempfile.TemporaryDirectory() as build:
         native = native_spec(build)
         if native is not None:

@@ -160,6 +160,78 @@ def serve(bot: Bot, endpoint: str, token: str, name: str = "") -> int:
         close()
 
 
+REMOTE_HEARTBEAT_MS = 1000  # a silent connection is pinged this often, and dropped after 3 intervals unanswered
+
+
+def serve_remote(bot: Bot, endpoint: str, server_key: bytes | None, public: bytes, secret: bytes, name: str) -> int:
+    """Serve matches over TCP with CURVE (SPEC.md section 13) until `bye`, saying hello on every (re)connection.
+
+    libzmq reconnects by itself; the socket monitor tells when a connection's handshake
+    succeeded, and each new connection starts with a hello. A request seen before (the
+    referee sends it again after a reconnection) gets the same reply again, never a new one.
+    server_key None: plain TCP, the name as routing id (only to measure what CURVE costs).
+    """
+    import zmq
+    import zmq.utils.monitor
+
+    context = zmq.Context()
+    sock = context.socket(zmq.DEALER)
+    if server_key is not None:
+        sock.curve_serverkey, sock.curve_publickey, sock.curve_secretkey = server_key, public, secret
+    else:
+        sock.routing_id = (name or "bot").encode()
+    sock.setsockopt(zmq.HEARTBEAT_IVL, REMOTE_HEARTBEAT_MS)
+    sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, REMOTE_HEARTBEAT_MS * 3)
+    sock.setsockopt(zmq.RECONNECT_IVL, 100)
+    sock.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
+    sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES * 16)
+    sock.linger = 1000
+    failed = zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+    monitor = sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED | failed)
+    sock.connect(endpoint)
+    hello = encode(hello_message("", name or bot.name or type(bot).__name__))
+    poller = zmq.Poller()
+    poller.register(monitor, zmq.POLLIN)
+    poller.register(sock, zmq.POLLIN)
+    last_seq, last_reply, refused = 0, b"", False
+    try:
+        while True:
+            ready = dict(poller.poll())
+            if monitor in ready:
+                event = zmq.utils.monitor.recv_monitor_message(monitor)
+                if event["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                    sock.send(hello)
+                elif not refused:  # libzmq keeps trying: say it once
+                    refused = True
+                    print(f"the referee at {endpoint} refused the handshake (is this key allowed, and the server "
+                          "key its own?); still trying", file=sys.stderr)
+            if sock not in ready:
+                continue
+            kind, msg = decode_from_referee(sock.recv())
+            if kind == "bye":
+                return 0
+            seq = msg.get("seq")
+            if isinstance(seq, int):
+                if seq <= last_seq:  # sent again after a reconnection: the same reply, the bot is not asked twice
+                    if seq == last_seq and last_reply:
+                        sock.send(last_reply)
+                    continue
+                last_seq = seq
+            reply = answer(bot, kind, msg)
+            data = encode(reply) if reply is not None else b""
+            if isinstance(seq, int):  # a welcome (no seq) leaves the last reply as it was
+                last_reply = data
+            if data:
+                sock.send(data)
+    except ProtocolError as exc:
+        print(f"protocol error from referee: {exc}", file=sys.stderr)
+        return 3
+    finally:
+        monitor.close(linger=0)
+        sock.close()
+        context.term()
+
+
 def protocol_pipes() -> tuple[int, int]:
     """Take stdin and stdout for the protocol; the bot's own prints go to stderr, its reads see nothing.
 
@@ -225,12 +297,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default="", help="name to present in hello")
     parser.add_argument("--stdio", action="store_true",
                         help="speak JSON lines on stdin/stdout (SPEC.md section 10) instead of ZeroMQ")
+    parser.add_argument("--connect", metavar="tcp://HOST:PORT", default="",
+                        help="play on another machine's referee over TCP with CURVE (SPEC.md section 13)")
+    parser.add_argument("--server-key", metavar="FILE", default="", help="with --connect: the referee's public key file")
+    parser.add_argument("--key", metavar="FILE", default="",
+                        help="with --connect: this bot's secret key file (NAME.key_secret of arena keys new)")
     args = parser.parse_args(argv)
     if bool(args.bot) == bool(args.pascal):
         parser.error("name one bot: BOT or --pascal LIBRARY")
+    remote: tuple[bytes, bytes, bytes] | None = None
+    if args.connect or args.server_key or args.key:
+        if not (args.connect and args.server_key and args.key) or args.stdio:
+            parser.error("--connect needs --server-key and --key (and no --stdio)")
+        from protocol.keys import KeyFileError, key_name, read_key_file
+
+        try:
+            server_key = read_key_file(args.server_key)[0]
+            public, secret = read_key_file(args.key, secret=True)
+        except KeyFileError as exc:
+            print(f"cannot connect: {exc}", file=sys.stderr)
+            return 2
+        assert secret is not None  # narrowing: secret=True requires it
+        remote = (server_key, public, secret)
+        args.name = args.name or key_name(args.key)
     pipes = protocol_pipes() if args.stdio else None
     endpoint, token = os.environ.get(ENV_ENDPOINT), os.environ.get(ENV_TOKEN)
-    if pipes is None and (not endpoint or not token):
+    if pipes is None and remote is None and (not endpoint or not token):
         print(f"{ENV_ENDPOINT} and {ENV_TOKEN} must be set (the referee sets them)", file=sys.stderr)
         return 2
     try:
@@ -260,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if pipes is not None:
             return serve_stdio(bot, *pipes, name=args.name)
+        if remote is not None:
+            return serve_remote(bot, args.connect, *remote, name=args.name)
         return serve(bot, str(endpoint), str(token), args.name)
     except Exception:  # a bug in the bot: report it, exit non-zero (the referee sees a crash)
         traceback.print_exc()

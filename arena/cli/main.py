@@ -31,20 +31,28 @@ from arena.viewer.cli import add_replay_arguments, run_replay
 # Modules that add subcommands through register(subparsers).
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool its reader left
 SUBCOMMAND_MODULES = ("arena.cli.tournament", "arena.tournament.cli", "arena.viewer.cli", "arena.analyze.cli", "arena.play.cli",
-                      "arena.cli.doctor", "arena.cli.check", "arena.cli.verify", "arena.server.cli")
+                      "arena.cli.doctor", "arena.cli.keys", "arena.cli.check", "arena.cli.verify", "arena.server.cli")
 
 
 def cmd_match(args: argparse.Namespace) -> int:
     """Play one match (or, with --games, a series) and report it."""
     if args.games is not None:
+        if args.listen is not None or args.allow:
+            raise ArenaError("--listen is for one match; a series or tournament of remote bots has a config with "
+                             "a [remote] table")
         return cmd_series(args)
     for flag, given in (("--workers", args.workers), ("--sprt", args.sprt), ("--out", args.out),
                         ("--resume", args.resume), ("--report-every", args.report_every)):
         if given:
             raise ArenaError(f"{flag} is for a series: add --games N")
+    if args.listen is not None or args.allow:
+        remote = {"listen": args.listen, "allow": args.allow, "server_key": args.server_key,
+                  "network_grace_ms": args.network_grace_ms}
+    else:
+        remote = {}
     result = api.play_match(args.game, args.bots, setup=setup_values(args.game, args), seed=args.seed,
                             log=args.log, force=args.force, trace=args.trace, names=args.name, show=args.show,
-                            progress=not args.json, **conditions(args))
+                            progress=not args.json, **conditions(args), **remote)
     if args.json:
         print(json.dumps(result))
     else:
@@ -118,6 +126,15 @@ def build_parser() -> Parser:
                         "order; default: a short one made from the spec, e.g. mine.js for stdio:node dir/mine.js)")
     m.add_argument("--show", action="store_true", help="print the board after every move")
     m.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    remote = m.add_argument_group("remote bots (remote:NAME, on other machines; protocol/SPEC.md section 13)")
+    remote.add_argument("--listen", metavar="tcp://ADDR:PORT", help="where remote bots connect (TCP with CURVE)")
+    remote.add_argument("--allow", nargs="+", action="extend", default=[], metavar="KEYFILE",
+                        help="public key files (NAME.key of arena keys new): NAME's bot may hold seat remote:NAME")
+    remote.add_argument("--server-key", metavar="FILE",
+                        help="the referee's secret key file (default: the user's, $XDG_CONFIG_HOME/arena/"
+                             "arena.key_secret, made on first use; its public key is printed at start)")
+    remote.add_argument("--network-grace-ms", type=non_negative_int, default=1000, metavar="N",
+                        help="per move, the network's time a remote bot is not charged (default: 1000)")
     add_series_arguments(m)
     m.set_defaults(func=cmd_match)
 

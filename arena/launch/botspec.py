@@ -15,6 +15,7 @@ from typing import Any
 from arena.launch.pascal_source import RULES, contest_problem
 from arena.launch.plugins import bots_for, registered_bots
 from arena.launch.sandbox import own_files_dir, shown_to_every_bot
+from protocol.keys import NAME_PATTERN as KEY_NAME
 from protocol.options import KeyValueError, parse_key_values
 
 
@@ -41,6 +42,7 @@ class BotKind(StrEnum):
     EXEC = "exec"  # any program speaking the protocol through ARENA_ENDPOINT/ARENA_TOKEN
     STDIO = "stdio"  # any program speaking the protocol as JSON lines on stdin/stdout
     PASCAL = "pascal"  # a Turbo Pascal arrows module, compiled into a library protocol.run serves
+    REMOTE = "remote"  # a bot on another machine that connects over TCP with its CURVE key (remote:NAME)
 
     @property
     def served(self) -> bool:
@@ -79,6 +81,8 @@ def short_name(spec: BotSpec) -> str:
     """
     if spec.kind == BotKind.REGISTERED:
         return spec.text
+    if spec.kind == BotKind.REMOTE:
+        return spec.target
     if spec.kind == BotKind.PASCAL:
         head, sep, tail = spec.text[len("pascal:"):].rpartition(":")
         path, options = (head, tail) if sep and "=" in tail else (spec.text[len("pascal:"):], "")
@@ -128,6 +132,9 @@ def with_wire(spec: BotSpec, wire: Wire) -> BotSpec:
     if spec.wire == wire:
         return spec
     if not spec.kind.served:
+        if spec.kind == BotKind.REMOTE:
+            raise BotSpecError(f"{spec.text}: a remote bot plays over TCP (with CURVE); transport is for bots the "
+                               "arena starts")
         if spec.kind == BotKind.EXEC:
             raise BotSpecError(f"{spec.text}: an exec: program speaks ZeroMQ; transport pipes is for Python bots "
                                "and Pascal modules (start a program that speaks JSON lines as stdio:COMMAND)")
@@ -229,6 +236,14 @@ def _parse(text: str, game: str, options: dict[str, Any] | None, display: str) -
             argv = tuple(_absolute_words(words))
             return BotSpec(text, kind, shlex.join(words), argv, options, display, files=own_files_dir(argv),
                            wire=Wire.PIPES if kind == BotKind.STDIO else Wire.ZEROMQ)
+    if text.startswith("remote:"):
+        name = text[len("remote:"):]
+        if not KEY_NAME.fullmatch(name):
+            raise BotSpecError(f"{text!r}: remote:NAME names the bot's key file NAME.key (letters, digits, '_', "
+                               "'.', '-')")
+        if options:
+            raise BotOptionsError(f"bad options for {text}: a remote bot takes no options")
+        return BotSpec(text, BotKind.REMOTE, name, (), {}, display)
     if text.startswith("pascal:"):
         rest = text[len("pascal:"):]
         head, sep, tail = rest.rpartition(":")
@@ -269,5 +284,5 @@ def _parse(text: str, game: str, options: dict[str, Any] | None, display: str) -
     known = ", ".join(b.name for b in bots_for(game)) or "none"
     raise BotSpecError(
         f"unknown bot {text!r} for {game} (registered: {known}; or path/bot.py, module:Class, "
-        "exec:COMMAND, stdio:COMMAND, pascal:unit.pas)"
+        "exec:COMMAND, stdio:COMMAND, pascal:unit.pas, remote:NAME)"
     )

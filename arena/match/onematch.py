@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.clock import ClockSettings
 from arena.games import Game, State
@@ -18,15 +18,19 @@ from arena.launch.pascal import compile_module
 from arena.launch.process import BotProcess, LaunchError, Limits, MachineError
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
-from arena.match.hub import Hub
+from arena.match.hub import Hub, Peer
 from arena.match.player import Player
 from arena.match.referee import Referee
+from arena.match.remote import RemoteError, RemoteSettings
 from arena.match.result import MatchResult
 from arena.match.stdio import StdioPeer
 from arena.match.trace import Tracer
 from arena.match.transport import Transport
 from arena.outcomes import FAILURES, REPLACE_REASONS
 from protocol.messages import bye_message
+
+if TYPE_CHECKING:
+    from arena.match.listener import Listener
 
 log = logging.getLogger(__name__)
 
@@ -50,16 +54,24 @@ class MatchPlan:
     log_key: bytes | None = field(default=None, repr=False)  # signs the log (arena/logs/signing.py); None: unsigned
     ponder: bool = False  # bots may think on the opponent's time (else each is frozen while not on move)
     reveal_names: bool = True  # whether init tells the bots the players' names
+    remote: RemoteSettings | None = None  # where remote:NAME seats connect, and which keys may
 
 
 def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sandbox.AUTO,
-                  supervisor: tuple[str, ...] = (), cpus: tuple[int, ...] | None = None) -> Player:
+                  supervisor: tuple[str, ...] = (), cpus: tuple[int, ...] | None = None,
+                  remote: Listener | None = None) -> Player:
     """Start one bot process and the link the referee talks to it through (its spec's wire).
 
     A bot that cannot be started at all still gets a Player (with launch_error set), so the
     referee records the failure as that seat's crash instead of raising. A machine that
-    refuses the process (MachineError) is nobody's fault: that propagates.
+    refuses the process (MachineError) is nobody's fault: that propagates. A remote bot
+    (remote:NAME) has no process: its seat on the listener waits for its key to connect.
     """
+    if spec.kind == BotKind.REMOTE:
+        if remote is None:
+            raise RemoteError(f"{spec.text}: remote seats need a listener (--listen and --allow, or [remote])")
+        seat = remote.seat(spec.target)
+        return Player(spec.name, seat, None, seq=seat.first_seq, spec_text=spec.text)
     if spec.kind == BotKind.PASCAL:
         try:
             binary = compile_module(Path(spec.target), sandbox=sandbox,
@@ -104,7 +116,18 @@ def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> N
         if player.process is not None:
             # Even a bot that exited may have left children in its group.
             player.process.kill()
-        hub.forget(player.peer)
+        release_link(hub, player.peer)
+
+
+def release_link(hub: Hub, link: Transport) -> None:
+    """Close a seat's link: the hub's ZeroMQ seats through the hub, any other transport itself.
+
+    A remote seat goes back to its listener: its bot's connection stays for the key's next seat.
+    """
+    if isinstance(link, Peer):
+        hub.forget(link)
+    else:
+        link.close()
 
 
 def referee_match(referee: Referee) -> tuple[MatchResult, list[bool]]:
@@ -141,6 +164,21 @@ def log_outputs(writer: LogWriter | NullLog, players: list[Player], marks: list[
             writer.write({"kind": "output", "seat": seat, "text": text})
 
 
+def open_listener(bots: list[BotSpec], settings: RemoteSettings | None) -> Listener | None:
+    """The listener of a match's remote seats (None without any); RemoteError when it cannot be had."""
+    remote = [spec for spec in bots if spec.kind == BotKind.REMOTE]
+    if not remote:
+        return None
+    if settings is None:
+        raise RemoteError(f"{remote[0].text}: remote seats need a listener (--listen and --allow, or [remote])")
+    names = [spec.target for spec in remote]
+    if len(set(names)) < len(names):
+        raise RemoteError("one remote bot holds one seat of a match: remote:NAME is given twice")
+    from arena.match.listener import Listener  # libzmq, for CURVE over TCP: loaded only when needed
+
+    return Listener(settings)
+
+
 def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None = None) -> MatchResult:
     """Launch the bots, referee the match, stop every process; the result is always returned.
 
@@ -149,12 +187,15 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
     """
     hub = Hub()  # makes a socket only for a seat that speaks ZeroMQ
     players: list[Player] = []
+    listener = open_listener(plan.bots, plan.remote)
     try:
         for spec in plan.bots:
-            players.append(launch_player(hub, spec, plan.limits, plan.sandbox))
-    except MachineError:
+            players.append(launch_player(hub, spec, plan.limits, plan.sandbox, remote=listener))
+    except (MachineError, RemoteError):
         shutdown(hub, players, 0.0)
         hub.close()
+        if listener is not None:
+            listener.close()
         raise
     writer: LogWriter | NullLog = LogWriter(plan.log_path, plan.log_key) if plan.log_path else NullLog()
     tracer: Tracer | None = None
@@ -173,6 +214,8 @@ def play_match(plan: MatchPlan, on_ply: Callable[[State, int, Any], None] | None
         log_outputs(writer, players, [0] * len(players))  # after the bye: a bot's last words are kept
         writer.close()
         hub.close()
+        if listener is not None:
+            listener.close()  # after the bye: it leaves before the sockets close
         if tracer is not None:
             tracer.close()
         if refused and plan.log_path:  # no result, so no log of one either

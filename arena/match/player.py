@@ -37,7 +37,7 @@ class Player:
 
     def healthy(self) -> bool:
         """True when the process runs and its connection is intact and clean (it may play on)."""
-        if self.launch_error or self.process is None or not self.process.alive:
-            return False
+        if self.launch_error or (self.process is not None and not self.process.alive):
+            return False  # a seat without a process is a bot on another machine: its link says
         self.peer.pump()
         return self.peer.state is SeatState.CONNECTED

@@ -242,6 +242,10 @@ class Referee:
                                                        f"{self._hello_hint(seat)}")
             now = time.monotonic()
             if now >= deadline:
+                away = [seat for seat in pending if self.players[seat].peer.state is SeatState.AWAY]
+                if away:  # a remote seat whose bot never connected (or was refused): its failure alone
+                    return Failure(away[0], Reason.DISCONNECT,
+                                   f"no connection within {startup_ms} ms (start-up deadline)")
                 return Failure(pending[0], Reason.PROTOCOL,
                                f"no valid hello within {startup_ms} ms (start-up deadline){self._hello_hint(pending[0])}")
             self._poll(max(1, math.ceil((deadline - now) * 1000)))

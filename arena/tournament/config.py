@@ -37,19 +37,23 @@ from arena.launch.botspec import (
 )
 from arena.launch.process import LaunchError, Limits, check_folder
 from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox
+from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, allowed_keys
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
+from protocol.keys import KeyFileError, read_key_file
 from arena.setups import SetupFileError, complete_setup, load_setup_file
+from arena.tournament.checker import Checker, ConfigError
 from arena.tournament.overlap import FIX, folder_conflict
 from arena.tournament.schedule import derive_seed
 from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
 
 TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
             "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt", "format", "challengers", "rounds",
-            "tiebreak_pairs", "ponder", "shared_dirs", "reveal_names", "transport")
+            "tiebreak_pairs", "ponder", "shared_dirs", "reveal_names", "transport", "remote")
 BOT_KEYS = ("spec", "name", "options", "limits", "dir", "transport")
 SETUP_KEYS = ("fixed", "maps", "files", "random")
 CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
 STRIKE_KEYS = ("max_strikes", "reasons")
+REMOTE_KEYS = ("listen", "allow", "server_key", "network_grace_ms")
 LIMIT_KEYS = ("address_space_mb", "cpu_seconds", "file_size_mb", "open_files", "processes", "memory_mb", "disk_mb")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}")
 
@@ -58,10 +62,6 @@ FORMATS = ("round-robin", "gauntlet", "knockout", "swiss")
 TIEBREAK_PAIRS = 2
 BLOCK = 100_000  # ord numbers of a tie or pairing: round * BLOCK**2 + pairing * BLOCK + game
 TIEBREAK_BASE = BLOCK // 2  # games of the tie-break pairs come after the tie's own games
-
-
-class ConfigError(ValueError):
-    """A config that cannot be run; the message names the file and the key."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,7 @@ class TournamentConfig:
     ponder: bool = False  # bots may think on the opponent's time (else each is frozen while not on move)
     shared_dirs: bool = False  # bots may share folders, see the config or the results (trusted bots only)
     reveal_names: bool = True  # whether init tells the bots the players' names (arena serve: false)
+    remote: RemoteSettings | None = None  # the listener of remote:NAME bots ([remote]): their matches play here
     source: str = ""  # the config file, for messages
 
     def to_data(self) -> dict[str, Any]:
@@ -194,72 +195,6 @@ def default_rounds(bots: int) -> int:
 def default_concurrency() -> int:
     """Half the usable cores (bots need the other half), at least one."""
     return max(1, len(os.sched_getaffinity(0)) // 2)
-
-
-# --- checking values --------------------------------------------------------------------
-
-
-class Checker:
-    """Typed getters that raise ConfigError naming the key."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, key: str, message: str) -> ConfigError:
-        """The error for a bad value of key."""
-        where = f"{self.source}: " if self.source else ""
-        return ConfigError(f"{where}{key}: {message}" if key else f"{where}{message}")
-
-    def keys(self, table: Mapping[str, Any], known: tuple[str, ...], prefix: str) -> None:
-        """Reject the first key of table that is not known."""
-        for key in table:
-            if key not in known:
-                name = f"{prefix}.{key}" if prefix else key
-                where = f"{self.source}: " if self.source else ""
-                raise ConfigError(f"{where}unknown key {name!r} (known: {', '.join(known)})")
-
-    def table(self, value: Any, key: str) -> dict[str, Any]:
-        """A TOML table."""
-        if not isinstance(value, dict):
-            raise self.fail(key, f"must be a table, got {_kind(value)}")
-        return value
-
-    def integer(self, value: Any, key: str, lo: int = 0, hi: int | None = None) -> int:
-        """An integer in [lo, hi]."""
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(key, f"must be an integer, got {_kind(value)}")
-        if value < lo or (hi is not None and value > hi):
-            span = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-            raise self.fail(key, f"must be {span}, got {value}")
-        return value
-
-    def boolean(self, value: Any, key: str) -> bool:
-        """true or false."""
-        if not isinstance(value, bool):
-            raise self.fail(key, f"must be true or false, got {_kind(value)}")
-        return value
-
-    def string(self, value: Any, key: str) -> str:
-        """A non-empty string."""
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, f"must be a non-empty string, got {_kind(value)}")
-        return value.strip()
-
-    def array(self, value: Any, key: str) -> list[Any]:
-        """An array."""
-        if not isinstance(value, list):
-            raise self.fail(key, f"must be an array, got {_kind(value)}")
-        return value
-
-
-_KINDS = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
-          dict: "a table"}
-
-
-def _kind(value: Any) -> str:
-    """How a bad value is described: its TOML kind, and the value itself when short."""
-    kind = _KINDS.get(type(value), type(value).__name__)
-    return kind if isinstance(value, (dict, list)) else f"{kind} ({value!r:.40})"
 
 
 # --- loading ----------------------------------------------------------------------------
@@ -333,6 +268,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
         ponder=check.boolean(data.get("ponder", False), "ponder"),
         shared_dirs=shared_dirs,
         reveal_names=check.boolean(data.get("reveal_names", True), "reveal_names"),
+        remote=_remote(check, data.get("remote"), bots, base),
         source=source,
     )
 
@@ -432,6 +368,40 @@ def _folders(check: Checker, bots: list[BotEntry], sandbox: Sandbox, shared: boo
     conflict = "" if shared else folder_conflict(bot_labels(bots), config_file)
     if conflict:
         raise check.fail("", f"{conflict}; {FIX}")
+
+
+def _remote(check: Checker, value: Any, bots: list[BotEntry], base: Path) -> RemoteSettings | None:
+    """The [remote] table: where remote:NAME bots connect and whose keys may; every remote bot's key allowed."""
+    remote = [(i, bot) for i, bot in enumerate(bots) if bot.spec.kind == BotKind.REMOTE]
+    if value is None:
+        if remote:
+            i, bot = remote[0]
+            raise check.fail(f"bots[{i}].spec", f"{bot.spec.text} needs a [remote] table (listen, allow)")
+        return None
+    table = check.table(value, "remote")
+    check.keys(table, REMOTE_KEYS, "remote")
+    if "listen" not in table:
+        raise check.fail("remote.listen", "missing (tcp://ADDR:PORT where remote bots connect)")
+    listen = check.string(table["listen"], "remote.listen")
+    if not listen.startswith("tcp://"):
+        raise check.fail("remote.listen", f"must be tcp://ADDR:PORT, got {listen!r}")
+    allow = [str(base / check.string(item, f"remote.allow[{i}]"))
+             for i, item in enumerate(check.array(table.get("allow", []), "remote.allow"))]
+    try:
+        names = set(allowed_keys(tuple(allow)).values())
+    except RemoteError as exc:
+        raise check.fail("remote.allow", str(exc)) from None
+    for i, bot in remote:
+        if bot.spec.target not in names:
+            raise check.fail(f"bots[{i}].spec", f"{bot.spec.text}: remote.allow lists no key {bot.spec.target}.key")
+    server_key = str(base / check.string(table["server_key"], "remote.server_key")) if "server_key" in table else ""
+    if server_key:
+        try:
+            read_key_file(server_key, secret=True)
+        except KeyFileError as exc:
+            raise check.fail("remote.server_key", str(exc)) from None
+    grace = check.integer(table.get("network_grace_ms", DEFAULT_GRACE_MS), "remote.network_grace_ms", 0, 600_000)
+    return RemoteSettings(listen, tuple(allow), server_key, grace)
 
 
 def _setups(check: Checker, value: Any, game: Game, players: int, seed: int, base: Path) -> list[SetupEntry]:

@@ -116,6 +116,12 @@ def open_store(config: TournamentConfig, out: Path, resume: bool, total: int) ->
 def make_executor(config: TournamentConfig, options: RunOptions, out: Path) -> Executor:
     """The executor the options ask for."""
     workers = options.workers or config.concurrency or default_concurrency()
+    if config.remote is not None:
+        # One listener, in the one worker that plays every match: remote bots connect there.
+        if options.executor != "local":
+            raise TournamentError("a tournament with remote bots ([remote]) runs on the local executor, where its "
+                                  "listener is")
+        workers = 1
     trace = str(options.trace.resolve()) if options.trace else None
     return open_executor(config, out, options.executor, workers, options.scheduler, trace)
 

@@ -56,7 +56,7 @@ def make_plan(config: TournamentConfig, out: Path, ship_logs: bool, key: str | N
         sandbox=config.sandbox,
         persistent=config.persistent, log_dir=str((out / "logs").resolve()) if config.logs else None,
         ship_logs=ship_logs, log_key=results_key(out) if config.logs else None, ponder=config.ponder,
-        reveal_names=config.reveal_names, trace_path=trace,
+        reveal_names=config.reveal_names, trace_path=trace, remote=config.remote,
     )
 
 

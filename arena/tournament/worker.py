@@ -22,7 +22,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.clock import ClockSettings
 from arena.games import get_game
@@ -33,13 +33,17 @@ from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
 from arena.match.hub import Hub
 from arena.match.matchid import PROCESS_KEY
-from arena.match.onematch import launch_player, log_outputs, referee_match, shutdown
+from arena.match.onematch import launch_player, log_outputs, open_listener, referee_match, release_link, shutdown
 from arena.match.player import Player
 from arena.match.referee import Referee
+from arena.match.remote import RemoteSettings
 from arena.match.result import MatchResult
 from arena.match.trace import Tracer
 from arena.tournament.config import BotEntry
 from arena.tournament.schedule import MatchTask
+
+if TYPE_CHECKING:
+    from arena.match.listener import Listener
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +73,7 @@ class RunnerPlan:
     log_key: bytes | None = field(default=None, repr=False)  # the results directory's key: signs every log
     ponder: bool = False  # bots may think on the opponent's time (else each is frozen while not on move)
     reveal_names: bool = True  # whether init tells the bots the players' names
+    remote: RemoteSettings | None = None  # the listener of remote bots (its tournaments have one worker)
 
 
 @dataclass
@@ -165,6 +170,7 @@ class BotPool:
         self.idle: OrderedDict[int, tuple[int, Player]] = OrderedDict()  # id(player) -> (bot, player)
         self._idle_of: dict[int, dict[int, Player]] = {}  # bot -> {id(player): player}
         self.started = 0  # processes launched so far (for tests and benchmarks)
+        self.listener: Listener | None = None  # bound when a remote bot is first needed
         self._checked = 0  # the idle count at the last memory check
 
     def acquire(self, bot: int) -> Player:
@@ -200,7 +206,10 @@ class BotPool:
         while self.max_idle is not None and len(self.idle) > self.max_idle:
             key, (owner, oldest) = self.idle.popitem(last=False)
             del self._idle_of[owner][key]
-            ending.append(oldest)
+            if oldest.process is None:  # a remote bot: its seat goes, its connection (no bye) stays
+                self._discard(oldest)
+            else:
+                ending.append(oldest)
         self._end(ending)
 
     def add_bots(self, entries: tuple[BotEntry, ...]) -> None:
@@ -217,8 +226,10 @@ class BotPool:
 
     def _launch(self, bot: int) -> Player:
         limits = self.plan.bots[bot].limits or self.plan.limits
+        if self.specs[bot].kind == BotKind.REMOTE and self.listener is None:
+            self.listener = open_listener([self.specs[bot]], self.plan.remote)
         player = launch_player(self.hub, self.specs[bot], limits, self.plan.sandbox, self.supervisor,
-                               self.plan.cpus)
+                               self.plan.cpus, remote=self.listener)
         player.spec_text = self.plan.bots[bot].spec.text  # the log names the bot, not the launcher
         self.started += 1
         return player
@@ -233,7 +244,7 @@ class BotPool:
         # pidfd < 0: already killed and reaped; a second killpg could hit a reused pid.
         if player.process is not None and player.process.pidfd >= 0:
             player.process.kill()
-        self.hub.forget(player.peer)
+        release_link(self.hub, player.peer)  # a remote bot gets no bye: it stays connected for its next match
 
 
 class MatchRunner:
@@ -305,5 +316,7 @@ class MatchRunner:
         """Stop every bot and close the sockets."""
         self.pool.close()
         self.hub.close()
+        if self.pool.listener is not None:
+            self.pool.listener.close()
         if self.tracer is not None:
             self.tracer.close()

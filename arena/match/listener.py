@@ -1,0 +1,253 @@
+"""The listener of remote seats: one ROUTER on a TCP endpoint, a CURVE server admitting only the allowed keys.
+
+It answers the ZAP requests of its own context itself: a client whose public key is not
+allowed (or that does not speak CURVE) is refused at the handshake and never sends a
+message. The admitted key names the seat (the ZAP User-Id is the key file's name). One I/O
+thread owns the sockets; each seat (arena/match/remote.py) has an eventfd the referee polls.
+A new connection of a key starts with a `hello`; the request its seat waits for is sent again.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+import threading
+from collections import deque
+from typing import Any
+
+import zmq
+import zmq.utils.monitor
+import zmq.utils.z85
+
+from arena.match.remote import HEARTBEAT_MS, Link, RemoteError, RemoteSeat, RemoteSettings, allowed_keys, user_server_key
+from protocol.codec import ProtocolError, decode_from_bot, encode
+from protocol.keys import KeyFileError, read_key_file
+from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
+
+log = logging.getLogger(__name__)
+
+ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # where libzmq asks whether a key may connect (RFC 27)
+ZAP_DOMAIN = b"arena"
+HEARTBEAT_TIMEOUT_FACTOR = 3  # a connection is dropped after this many heartbeat intervals unanswered
+LINGER_MS = 1000  # what a closing listener waits for its last messages (`bye`) to leave
+
+
+class Listener:
+    """One ROUTER on a TCP endpoint, a CURVE server admitting only the allowed keys, and its seats."""
+
+    def __init__(self, settings: RemoteSettings) -> None:
+        self.settings = settings
+        self._allowed = allowed_keys(settings.allow)
+        try:
+            _, secret = read_key_file(settings.server_key or user_server_key(), secret=True)
+        except KeyFileError as exc:
+            raise RemoteError(str(exc)) from None
+        assert secret is not None  # narrowing: secret=True requires it
+        self.public_key = zmq.curve_public(secret)
+        self.refused = 0  # handshakes refused: keys not allowed
+        self.ignored = 0  # messages of admitted keys that hold no seat, or a first message that is not a hello
+        self._links = {name: Link(name) for name in self._allowed.values()}
+        self._lock = threading.Lock()
+        self._outbox: deque[tuple[Link, bytes, int | None]] = deque()
+        self._stop = False
+        self._ctx = zmq.Context(io_threads=1)
+        try:
+            self._zap = self._ctx.socket(zmq.REP)
+            self._zap.bind(ZAP_ENDPOINT)  # before the ROUTER binds: no handshake can pass unasked
+            router = self._ctx.socket(zmq.ROUTER)
+            if settings.curve:
+                router.curve_server = True
+                router.curve_secretkey = secret
+            router.zap_domain = ZAP_DOMAIN  # with NULL too: the handler is asked for every connection
+            try:
+                router.setsockopt(zmq.ZAP_ENFORCE_DOMAIN, 1)  # a draft option in some libzmq builds
+            except zmq.ZMQError:
+                pass  # the handler is bound before the ROUTER: it is asked anyway
+            router.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES * 2)
+            router.setsockopt(zmq.HEARTBEAT_IVL, settings.heartbeat_ms)
+            router.setsockopt(zmq.HEARTBEAT_TIMEOUT, settings.heartbeat_ms * HEARTBEAT_TIMEOUT_FACTOR)
+            router.setsockopt(zmq.HANDSHAKE_IVL, 5000)
+            router.linger = LINGER_MS
+            self._monitor = router.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+            router.bind(settings.listen)
+        except zmq.ZMQError as exc:
+            self._ctx.destroy(linger=0)
+            raise RemoteError(f"cannot listen on {settings.listen}: {exc}") from None
+        self._router = router
+        self.endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
+        self._wake = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        self._thread = threading.Thread(target=self._serve, name="arena-remote", daemon=True)
+        self._thread.start()
+
+    # --- the referee's side -------------------------------------------------------------
+
+    def seat(self, name: str) -> RemoteSeat:
+        """The seat of the bot whose key is NAME's; RemoteError when no such key is allowed or it is taken."""
+        link = self._links.get(name)
+        if link is None:
+            raise RemoteError(f"remote:{name}: no allowed key is named {name} (--allow {name}.key)")
+        with self._lock:
+            if link.seat is not None:
+                raise RemoteError(f"remote:{name} already holds a seat here (one seat per key at a time)")
+            link.seat = RemoteSeat(self, link)
+            link.outstanding = None
+            return link.seat
+
+    def queue(self, link: Link, data: bytes, seq: int | None) -> None:
+        """Have the I/O thread send data on the link's connection (a request is kept until answered)."""
+        self._outbox.append((link, data, seq))
+        os.eventfd_write(self._wake, 1)
+
+    def release(self, seat: RemoteSeat) -> None:
+        """Take a seat back from its key and close its eventfd."""
+        with self._lock:  # the I/O thread notifies a seat only under the lock: never a closed eventfd
+            if seat.link.seat is seat:
+                seat.link.seat = None
+                seat.link.outstanding = None
+            seat._closed = True
+            os.close(seat._fd)
+
+    def close(self) -> None:
+        """Send what is queued, stop the thread, close the sockets (waiting up to LINGER_MS for them to leave)."""
+        if self._stop:
+            return
+        self._stop = True
+        os.eventfd_write(self._wake, 1)
+        self._thread.join()
+        self._router.close(linger=LINGER_MS)
+        self._monitor.close(linger=0)
+        self._zap.close(linger=0)
+        self._ctx.term()
+        os.close(self._wake)
+
+    # --- the I/O thread -----------------------------------------------------------------
+
+    def _serve(self) -> None:
+        poller = zmq.Poller()
+        for item in (self._monitor, self._zap, self._router, self._wake):
+            poller.register(item, zmq.POLLIN)
+        while True:
+            ready = dict(poller.poll())
+            # Disconnections first: a descriptor they name may already serve a new connection.
+            if self._monitor in ready:
+                self._disconnections()
+            if self._zap in ready:
+                self._authenticate()
+            if self._wake in ready:
+                try:
+                    os.eventfd_read(self._wake)
+                except BlockingIOError:
+                    pass
+            self._flush()
+            if self._stop:
+                return
+            if self._router in ready:
+                self._receive()
+
+    def _authenticate(self) -> None:
+        """Answer every waiting ZAP request: 200 and the key's name for an allowed key, 400 for any other."""
+        while True:
+            try:
+                request = self._zap.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            version, request_id = request[0], request[1]
+            mechanism = request[5] if len(request) > 5 else b""
+            if self.settings.curve:
+                key = zmq.utils.z85.encode(request[6]) if mechanism == b"CURVE" and len(request) > 6 else b""
+                name = self._allowed.get(key)
+            else:  # plain TCP (measurements only): a seat is named by the client's routing id
+                name = ""
+            if name is None:
+                self.refused += 1
+                log.info("remote: refused a %s handshake from %s", mechanism.decode(errors="replace"),
+                         request[3].decode(errors="replace") if len(request) > 3 else "?")
+                self._zap.send_multipart([version, request_id, b"400", b"key not allowed", b"", b""])
+            else:
+                self._zap.send_multipart([version, request_id, b"200", b"OK", name.encode(), b""])
+
+    def _disconnections(self) -> None:
+        while True:
+            try:
+                event = zmq.utils.monitor.recv_monitor_message(self._monitor, zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            with self._lock:
+                for link in self._links.values():
+                    if link.up and link.fd == event["value"]:
+                        link.up = False  # AWAY until its key connects again
+                        if link.seat is not None:
+                            link.seat._notify()
+
+    def _flush(self) -> None:
+        """Send what the referee queued to each link's connection (kept as outstanding when it is a request)."""
+        while self._outbox:
+            link, data, seq = self._outbox.popleft()
+            with self._lock:
+                if seq is not None:
+                    link.outstanding = (seq, data)
+                up, identity = link.up, link.identity
+            if up:
+                self._router_send(identity, data)
+
+    def _router_send(self, identity: bytes, data: bytes) -> None:
+        try:
+            self._router.send_multipart([identity, data], zmq.NOBLOCK)
+        except zmq.ZMQError as exc:  # a full queue or a connection just gone: the reconnection sends it again
+            log.debug("remote: send failed: %s", exc)
+
+    def _receive(self) -> None:
+        for _ in range(64):  # a flood of one connection cannot hold the thread
+            try:
+                frames = self._router.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            identity, last = frames[0].bytes, frames[-1]
+            user = last.get("User-Id") if self.settings.curve else identity.decode(errors="replace")
+            link = self._links.get(user)
+            if link is None:  # ZAP admits only allowed keys (plain TCP: a routing id no seat has)
+                self.ignored += 1
+                continue
+            if len(frames) != 2:
+                self._deliver(link, identity, None, b"".join(f.bytes for f in frames[1:]),
+                              f"message of {len(frames) - 1} frames (one frame per message)")
+                continue
+            data = last.bytes
+            try:
+                kind, message = decode_from_bot(data)
+            except ProtocolError as exc:
+                self._deliver(link, identity, None, data, str(exc))
+                continue
+            if kind == "hello":
+                self._hello(link, identity, int(last.get(zmq.SRCFD)), message)
+            else:
+                self._deliver(link, identity, message, data, "")
+
+    def _hello(self, link: Link, identity: bytes, fd: int, message: dict[str, Any]) -> None:
+        """A key's connection says hello: it becomes the key's connection; a pending request is sent again."""
+        if message.get("protocol") != PROTOCOL_VERSION or not hmac.compare_digest(message.get("token", ""), ""):
+            self.ignored += 1
+            return
+        with self._lock:
+            link.identity, link.fd, link.up = identity, fd, True
+            outstanding = link.outstanding if link.seat is not None else None
+            if link.seat is not None:
+                link.seat.name = str(message.get("name", ""))[:100]
+                link.seat._incoming.append((message, b"", ""))  # for the trace: the seat takes no hello
+                link.seat._notify()
+        self._router_send(identity, encode(welcome_message()))
+        if outstanding is not None:
+            self._router_send(identity, outstanding[1])
+
+    def _deliver(self, link: Link, identity: bytes, message: dict[str, Any] | None, data: bytes,
+                 error: str) -> None:
+        with self._lock:
+            seat = link.seat
+            if identity != link.identity or seat is None:
+                self.ignored += 1  # before a hello on this connection, or between the key's seats
+                return
+            if message is not None and link.outstanding is not None and message.get("seq") == link.outstanding[0]:
+                link.outstanding = None
+            seat._incoming.append((message, data, error))
+            seat._notify()

@@ -1,0 +1,186 @@
+"""Remote seats: bots on other machines, over TCP with ZeroMQ CURVE (protocol/SPEC.md section 13).
+
+A remote seat (a Transport, arena/match/transport.py) belongs to one allowed key on a
+Listener (arena/match/listener.py, the one part of the match layer that needs libzmq: CURVE
+over TCP, loaded only for a match with a remote seat). The key, not a token, is a remote
+bot's credential. The seat is AWAY while its key has no connection: the request it waits
+for is sent again on the connection its key makes next, and the referee charges the whole
+wait to the bot (beyond the seat's uncharged network grace), then ends it as `disconnect`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from arena.match.trace import TraceTap, quote_bytes
+from arena.match.transport import Inbox, InboxTransport, SeatState
+from protocol.codec import encode
+from protocol.keys import KeyFileError, key_name, new_key_pair, read_key_file
+from protocol.messages import welcome_message
+
+HEARTBEAT_MS = 1000  # a silent connection is pinged this often (and dropped after 3 intervals unanswered)
+DEFAULT_GRACE_MS = 1000  # per request, the network's time a remote seat is not charged
+SERVER_KEY_NAME = "arena"  # the user's listener key: $XDG_CONFIG_HOME/arena/arena.key_secret
+
+
+class RemoteError(ValueError):
+    """Remote seats that cannot be set up as asked; the message is one line."""
+
+
+@dataclass(frozen=True)
+class RemoteSettings:
+    """Where remote bots connect and who may: the `[remote]` table, `--listen` and `--allow`."""
+
+    listen: str  # tcp://ADDR:PORT to bind
+    allow: tuple[str, ...]  # public key files (NAME.key): NAME's bot may hold seat remote:NAME
+    server_key: str = ""  # the listener's secret key file; "" for the user's (made on first use)
+    network_grace_ms: int = DEFAULT_GRACE_MS
+    heartbeat_ms: int = HEARTBEAT_MS
+    # False: plain TCP, a key's name taken from the client's routing id, unauthenticated and
+    # unencrypted: only to measure what CURVE costs (bench/overhead.py); no config or option sets it.
+    curve: bool = True
+
+
+def user_server_key() -> Path:
+    """The user's listener key (secret file), made on first use in arena's own 0700 directory."""
+    base = os.environ.get("XDG_CONFIG_HOME", "")
+    folder = (Path(base) if os.path.isabs(base) else Path.home() / ".config") / "arena"
+    secret = folder / f"{SERVER_KEY_NAME}.key_secret"
+    if not secret.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(folder, 0o700)
+        new_key_pair(SERVER_KEY_NAME, folder)
+    return secret
+
+
+def allowed_keys(files: tuple[str, ...]) -> dict[bytes, str]:
+    """Each allowed public key and the seat name it holds (its file's name); RemoteError for bad files."""
+    keys: dict[bytes, str] = {}
+    names: set[str] = set()
+    for file in files:
+        try:
+            public, _ = read_key_file(file)
+        except KeyFileError as exc:
+            raise RemoteError(str(exc)) from None
+        name = key_name(file)
+        if name in names or public in keys:
+            raise RemoteError(f"--allow {file}: the key or the name {name!r} is allowed twice")
+        keys[public] = name
+        names.add(name)
+    return keys
+
+
+class Link:
+    """One allowed key's connection, as the listener's I/O thread keeps it (under its lock)."""
+
+    __slots__ = ("fd", "identity", "last_seq", "name", "outstanding", "seat", "up")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.identity = b""  # the ROUTER's id of the connection that said hello last
+        self.fd = -1  # its socket (the monitor names connections by descriptor)
+        self.up = False
+        self.seat: RemoteSeat | None = None
+        self.outstanding: tuple[int, bytes] | None = None  # a request not answered yet: sent again on reconnection
+        self.last_seq = 0  # the seq of the last message sent: the key's next seat goes on from it
+
+
+class SeatHost(Protocol):
+    """What a remote seat needs of its listener (arena/match/listener.py)."""
+
+    endpoint: str
+    settings: RemoteSettings
+
+    def queue(self, link: Link, data: bytes, seq: int | None) -> None:
+        """Send data on the link's connection (a request, with its seq, is sent again on reconnection)."""
+
+    def release(self, seat: RemoteSeat) -> None:
+        """Take the seat back and close it."""
+
+
+class RemoteSeat(InboxTransport):
+    """The seat of one allowed key on a Listener (a Transport): AWAY while its bot is not connected."""
+
+    via = "remote"
+    token = ""
+
+    def __init__(self, listener: SeatHost, link: Link) -> None:
+        self.listener = listener
+        self.link = link
+        self.name = link.name
+        self.endpoint = listener.endpoint
+        self.grace_ms = float(listener.settings.network_grace_ms)
+        self.tap: TraceTap | None = None
+        self.received = 0
+        self.ignored = 0
+        self._inbox = Inbox()
+        self._incoming: deque[tuple[dict[str, Any] | None, bytes, str]] = deque()
+        self._fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        self._closed = False
+        self.first_seq = link.last_seq  # a bot keeps its connection across matches: seq never goes back
+
+    def _notify(self) -> None:
+        """Called by the I/O thread: something arrived, or the link's state changed."""
+        if not self._closed:
+            os.eventfd_write(self._fd, 1)
+
+    @property
+    def state(self) -> SeatState:
+        """CONNECTED while the key's connection is up, AWAY while it is not, VIOLATED after garbage."""
+        if self._closed:
+            return SeatState.GONE
+        if self._inbox.violation:
+            return SeatState.VIOLATED
+        return SeatState.CONNECTED if self.link.up else SeatState.AWAY
+
+    def fds(self) -> list[int]:
+        """The seat's eventfd: readable while messages or news of the link wait."""
+        return [self._fd]
+
+    def send(self, message: dict[str, Any]) -> bool:
+        """Queue one message; a request is kept and sent again if the connection comes back. False once closed."""
+        if self._closed:
+            return False
+        if self.tap is not None:
+            self.tap.sent(message)
+        if isinstance(message.get("seq"), int):
+            self.link.last_seq = message["seq"]
+        seq = message.get("seq") if message.get("type") in ("init", "turn") else None
+        self.listener.queue(self.link, encode(message), seq)
+        return True
+
+    def pump(self) -> None:
+        """Take in what the I/O thread received for this seat."""
+        if self._closed:
+            return
+        try:
+            os.eventfd_read(self._fd)
+        except BlockingIOError:
+            pass
+        inbox, tap = self._inbox, self.tap
+        while self._incoming:
+            message, data, error = self._incoming.popleft()
+            self.received += 1
+            if inbox.violation:
+                continue
+            if message is None:
+                inbox.violation = f"{error}; the frame was {quote_bytes(data)}"
+                if tap is not None:
+                    tap.garbage(data, error)
+                continue
+            if tap is not None:
+                tap.received(message)
+            if message["type"] == "hello":  # the I/O thread answered it: a (re)connection
+                if tap is not None:
+                    tap.sent(welcome_message())
+                continue
+            inbox.messages.append(message)
+
+    def close(self) -> None:
+        """Give the key's seat back to the listener (its connection stays for the key's next seat)."""
+        if not self._closed:
+            self.listener.release(self)

@@ -1,0 +1,73 @@
+"""Checking a config's values: typed getters whose errors name the file and the key."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """A config that cannot be run; the message names the file and the key."""
+
+
+class Checker:
+    """Typed getters that raise ConfigError naming the key."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, key: str, message: str) -> ConfigError:
+        """The error for a bad value of key."""
+        where = f"{self.source}: " if self.source else ""
+        return ConfigError(f"{where}{key}: {message}" if key else f"{where}{message}")
+
+    def keys(self, table: Mapping[str, Any], known: tuple[str, ...], prefix: str) -> None:
+        """Reject the first key of table that is not known."""
+        for key in table:
+            if key not in known:
+                name = f"{prefix}.{key}" if prefix else key
+                where = f"{self.source}: " if self.source else ""
+                raise ConfigError(f"{where}unknown key {name!r} (known: {', '.join(known)})")
+
+    def table(self, value: Any, key: str) -> dict[str, Any]:
+        """A TOML table."""
+        if not isinstance(value, dict):
+            raise self.fail(key, f"must be a table, got {_kind(value)}")
+        return value
+
+    def integer(self, value: Any, key: str, lo: int = 0, hi: int | None = None) -> int:
+        """An integer in [lo, hi]."""
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(key, f"must be an integer, got {_kind(value)}")
+        if value < lo or (hi is not None and value > hi):
+            span = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+            raise self.fail(key, f"must be {span}, got {value}")
+        return value
+
+    def boolean(self, value: Any, key: str) -> bool:
+        """true or false."""
+        if not isinstance(value, bool):
+            raise self.fail(key, f"must be true or false, got {_kind(value)}")
+        return value
+
+    def string(self, value: Any, key: str) -> str:
+        """A non-empty string."""
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, f"must be a non-empty string, got {_kind(value)}")
+        return value.strip()
+
+    def array(self, value: Any, key: str) -> list[Any]:
+        """An array."""
+        if not isinstance(value, list):
+            raise self.fail(key, f"must be an array, got {_kind(value)}")
+        return value
+
+
+_KINDS = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
+          dict: "a table"}
+
+
+def _kind(value: Any) -> str:
+    """How a bad value is described: its TOML kind, and the value itself when short."""
+    kind = _KINDS.get(type(value), type(value).__name__)
+    return kind if isinstance(value, (dict, list)) else f"{kind} ({value!r:.40})"

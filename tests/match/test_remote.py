@@ -1,0 +1,229 @@
+"""Remote seats: bots on other machines over TCP with CURVE (arena/match/remote.py, listener.py; SPEC.md section 13).
+
+Real processes on real TCP (127.0.0.1, a free port), real CURVE: the remote bot is
+tests/fixtures/remote_bot.py, written from SPEC alone with pyzmq and msgpack, with its own keys.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgpack
+import pytest
+import zmq
+import zmq.auth
+
+from arena.api import play_match as api_play_match
+from arena.clock import ClockSettings
+from arena.games import get_game
+from arena.launch.botspec import parse_bot_spec
+from arena.launch.sandbox import Sandbox
+from arena.match.listener import Listener
+from arena.match.remote import RemoteSettings
+from arena.match.result import MatchResult
+from arena.match.onematch import MatchPlan, play_match
+from arena.match.transport import SeatState
+from arena.setups import complete_setup
+from protocol.keys import new_key_pair
+from tests.helpers import FIXTURES, ROOT
+
+REMOTE_BOT = FIXTURES / "remote_bot.py"
+SETUP = {"rows": 4, "cols": 4}
+
+
+@dataclass
+class Keys:
+    """The referee's key pair and the bots' (alice is allowed; mallory is not)."""
+
+    folder: Path
+
+    def public(self, name: str) -> Path:
+        return self.folder / f"{name}.key"
+
+    def secret(self, name: str) -> Path:
+        return self.folder / f"{name}.key_secret"
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> Keys:
+    folder = tmp_path / "keys"
+    folder.mkdir()
+    for name in ("referee", "alice", "mallory"):
+        new_key_pair(name, folder)
+    return Keys(folder)
+
+
+def free_endpoint() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"tcp://127.0.0.1:{sock.getsockname()[1]}"
+
+
+@pytest.fixture
+def clients() -> Iterator[list[subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+
+
+def start(clients: list[subprocess.Popen[str]], endpoint: str, keys: Keys, mode: str, name: str = "alice",
+          ply: int = 0, argv: list[str] | None = None) -> subprocess.Popen[str]:
+    """A remote bot in its own process: the SPEC-alone fixture (or argv), with its own keys."""
+    command = argv or [sys.executable, str(REMOTE_BOT), endpoint, str(keys.public("referee")),
+                       str(keys.secret(name)), mode, str(ply)]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    clients.append(process)
+    return process
+
+
+def match(endpoint: str, keys: Keys, budget_ms: int = 5000, startup_ms: int = 5000, grace_ms: int = 200,
+          trace: Path | None = None) -> MatchResult:
+    """remote:alice against maxblock on a listener allowing alice's key only."""
+    game = get_game("blocking")
+    bots = [parse_bot_spec("remote:alice", "blocking"), parse_bot_spec("maxblock", "blocking")]
+    plan = MatchPlan(game, bots, complete_setup(game, SETUP, 2, 3), 3,
+                     ClockSettings(budget_ms=budget_ms, startup_ms=startup_ms), "remote-test", sandbox=Sandbox.NONE,
+                     trace_path=trace,
+                     remote=RemoteSettings(endpoint, (str(keys.public("alice")),), str(keys.secret("referee")),
+                                           network_grace_ms=grace_ms))
+    return play_match(plan)
+
+
+def finish(process: subprocess.Popen[str], timeout: float = 10) -> tuple[int, str]:
+    _, err = process.communicate(timeout=timeout)
+    return process.returncode, err
+
+
+def test_a_remote_bot_from_spec_alone_plays_a_match(tmp_path: Path, keys: Keys,
+                                                     clients: list[subprocess.Popen[str]]) -> None:
+    endpoint = free_endpoint()
+    bot = start(clients, endpoint, keys, "play")
+    trace = tmp_path / "trace.jsonl"
+    result = api_play_match("blocking", ["remote:alice", "maxblock"], setup=SETUP, seed=3, sandbox="none",
+                            budget_ms=5000, log=tmp_path / "m.msgpack", trace=trace, listen=endpoint,
+                            allow=[keys.public("alice")], server_key=keys.secret("referee"))
+    assert result["reason"] in ("normal", "blocked") and result["offender"] is None and result["plies"] > 0
+    assert finish(bot)[0] == 0  # it got its `bye`
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert {line["via"] for line in lines if line["seat"] == 0} == {"remote"}
+    moves = [line["message"] for line in lines if line["seat"] == 0 and line["dir"] == "from"]
+    assert [m["type"] for m in moves][:2] == ["hello", "ready"] and any(m["type"] == "move" for m in moves)
+    assert moves[0]["token"] == "" and moves[0]["name"] == "alice"
+
+
+def test_unknown_key_and_no_curve_get_nothing_and_the_seat_fails_as_disconnect(
+        keys: Keys, clients: list[subprocess.Popen[str]]) -> None:
+    endpoint = free_endpoint()
+    stranger = start(clients, endpoint, keys, "refused", name="mallory", ply=2500)  # a key not allowed
+    plain = start(clients, endpoint, keys, "nocurve", ply=2500)  # no CURVE at all, alice's name
+    result = match(endpoint, keys, startup_ms=1500)
+    assert (result.reason, result.offender) == ("disconnect", 0)
+    assert "no connection within 1500 ms" in result.detail
+    assert result.scores == [0.0, 1.0] and result.time_used_ms[1] == 0  # the opponent is not charged
+    for process, attack in ((stranger, "refused"), (plain, "nocurve")):
+        code, err = finish(process)
+        assert code == 0 and f"ATTACK {attack}: blocked" in err, err
+
+
+def test_a_bot_that_drops_its_connection_and_returns_in_time_plays_on(
+        keys: Keys, clients: list[subprocess.Popen[str]]) -> None:
+    endpoint = free_endpoint()
+    bot = start(clients, endpoint, keys, "drop", ply=2)
+    result = match(endpoint, keys)
+    assert result.reason in ("normal", "blocked") and result.offender is None, result.detail
+    code, err = finish(bot)
+    assert code == 0 and "dropped the connection at turn 2" in err
+    # The outage is the bot's time: its clock paid for the reconnection (the fixture waits 0.3 s).
+    assert result.time_used_ms[0] >= 300 - 200
+
+
+def test_a_bot_that_does_not_return_loses_by_disconnect_charged_to_nobody_else(
+        keys: Keys, clients: list[subprocess.Popen[str]]) -> None:
+    endpoint = free_endpoint()
+    bot = start(clients, endpoint, keys, "vanish", ply=2)
+    started = time.monotonic()
+    result = match(endpoint, keys, budget_ms=1000, grace_ms=200)
+    assert (result.reason, result.offender) == ("disconnect", 0), result.detail
+    assert "connection lost and not restored" in result.detail
+    assert result.scores == [0.0, 1.0]
+    assert time.monotonic() - started < 5  # its own remaining time (and grace), then the end
+    bot.kill()
+
+
+def test_the_sdk_plays_remotely_with_connect(keys: Keys, clients: list[subprocess.Popen[str]]) -> None:
+    endpoint = free_endpoint()
+    bot = start(clients, endpoint, keys, "", argv=[
+        sys.executable, "-m", "protocol.run", "--connect", endpoint, "--server-key", str(keys.public("referee")),
+        "--key", str(keys.secret("alice")), "bots.blocking.simple:SequentialBot"])
+    result = match(endpoint, keys)
+    assert result.reason in ("normal", "blocked") and result.offender is None, result.detail
+    assert result.names == ["alice", "maxblock"]
+    assert finish(bot)[0] == 0
+
+
+def test_the_sdk_says_a_bad_key_file_in_one_line(tmp_path: Path, keys: Keys) -> None:
+    done = subprocess.run([sys.executable, "-m", "protocol.run", "--connect", "tcp://127.0.0.1:1", "--server-key",
+                           str(keys.public("referee")), "--key", str(keys.public("alice")), "random_bot"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].endswith("holds no secret key (give the NAME.key_secret file)")
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_the_listener_refuses_other_keys_at_the_handshake_and_a_seat_starts_with_hello(keys: Keys) -> None:
+    listener = Listener(RemoteSettings(free_endpoint(), (str(keys.public("alice")),), str(keys.secret("referee"))))
+    seat = listener.seat("alice")
+    context = zmq.Context()
+    server_key = zmq.auth.load_certificate(keys.public("referee"))[0]
+
+    def client(name: str) -> zmq.Socket:
+        public, secret = zmq.auth.load_certificate(keys.secret(name))
+        sock = context.socket(zmq.DEALER)
+        sock.linger = 0
+        sock.curve_serverkey, sock.curve_publickey, sock.curve_secretkey = server_key, public, secret
+        sock.connect(listener.endpoint)
+        return sock
+
+    try:
+        assert seat.state is SeatState.AWAY and seat.via == "remote" and seat.grace_ms == 1000
+        stranger = client("mallory")
+        stranger.send(msgpack.packb({"type": "hello", "protocol": 1, "token": "", "name": "alice"}))
+        assert wait_for(lambda: listener.refused >= 1)
+        assert stranger.poll(300) == 0 and seat.state is SeatState.AWAY  # nothing back, no seat
+        alice = client("alice")
+        alice.send(msgpack.packb({"type": "move", "seq": 1, "move": [0, 0]}))  # before its hello: ignored
+        assert wait_for(lambda: listener.ignored == 1)
+        alice.send(msgpack.packb({"type": "hello", "protocol": 1, "token": "", "name": "alice"}))
+        assert msgpack.unpackb(alice.recv()) == {"type": "welcome", "protocol": 1}
+        assert wait_for(lambda: seat.state is SeatState.CONNECTED)
+        seat.pump()
+        assert seat.take() is None  # the early move never reached the seat
+        assert seat.send({"type": "turn", "seq": 1, "match": "m", "events": [], "time_left_ms": 100})
+        assert msgpack.unpackb(alice.recv())["type"] == "turn"
+        alice.send(msgpack.packb({"type": "move", "seq": 1, "move": [0, 0]}))
+        assert wait_for(lambda: bool(select.select(seat.fds(), [], [], 0)[0]))  # its eventfd wakes the referee
+        seat.pump()
+        assert seat.take() == {"type": "move", "seq": 1, "move": [0, 0]}
+    finally:
+        seat.close()
+        listener.close()
+        context.destroy(linger=0)
