@@ -255,6 +255,12 @@ class MatchRunner:
         self.game = get_game(plan.game)
         self.hub = Hub()
         self.pool = BotPool(plan, self.hub)
+        if plan.remote is not None and plan.remote.presence:
+            # A contest server's worker listens from the start: its remote bots connect before their
+            # first game, and the presence file tells the ladder who is there.
+            from arena.match.listener import Listener  # libzmq: loaded only for remote seats
+
+            self.pool.listener = Listener(plan.remote)
         self.name = worker_name()
         self.last_used = time.monotonic()
         self.tracer = Tracer(plan.trace_path) if plan.trace_path else None

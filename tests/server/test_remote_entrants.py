@@ -1,0 +1,155 @@
+"""Remote entrants on a real server: a key registered over the API, a bot from SPEC alone connecting with CURVE.
+
+The bot is tests/fixtures/remote_bot.py in its own process with its own keys; the server's
+public key is the one `GET /api/remote` gives. Checked: `[remote] allowed = false` refuses a
+key; a registered key's bot passes validation once connected, plays ladder games and is marked
+remote on the board; an unknown key gets nothing; a bot that goes away is no longer scheduled.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from protocol.keys import new_key_pair
+from tests.helpers import require
+from tests.server.server import Server, make_server, wait_for
+
+REMOTE_BOT = Path(__file__).resolve().parents[1] / "fixtures" / "remote_bot.py"
+CBOT = (Path(__file__).resolve().parents[2] / "bots" / "examples" / "cbot.c").read_bytes()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def processes() -> Iterator[list[subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=10)
+
+
+def serve(tmp_path: Path, remote: str) -> Server:
+    server = make_server(tmp_path, max_games=400)
+    server.config.write_text(server.config.read_text() + remote)
+    server.add("ada", "bob")
+    server.start()
+    return server
+
+
+def bot(processes: list[subprocess.Popen[str]], server: Server, keys: Path, name: str, mode: str,
+        ply: int = 0) -> subprocess.Popen[str]:
+    """The SPEC-alone remote bot, connecting with NAME's secret key to the server's listener."""
+    info = server.get("/api/remote").json()
+    (keys / "server.key").write_text(f'metadata\ncurve\n    public-key = "{info["server_key"]}"\n')
+    process = subprocess.Popen([sys.executable, str(REMOTE_BOT), info["listen"], str(keys / "server.key"),
+                                str(keys / f"{name}.key_secret"), mode, str(ply)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    processes.append(process)
+    return process
+
+
+def info_key(server: Server) -> str:
+    return str(server.get("/api/remote").json()["server_key"])
+
+
+def escaped(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
+def connected(server: Server) -> list[str]:
+    try:
+        return list(json.loads((server.state / "remote" / "connected.json").read_text())["connected"])
+    except (OSError, ValueError, KeyError):
+        return []
+
+
+def test_remote_entrants_are_refused_unless_the_config_allows_them(tmp_path: Path) -> None:
+    require("bwrap")
+    server = serve(tmp_path, "")
+    try:
+        folder = tmp_path / "keys"
+        folder.mkdir()
+        public, _ = new_key_pair("ada", folder)
+        with server.client(server.tokens["ada"]) as client:
+            answer = client.post("/api/remote", content=public.read_bytes())
+        assert answer.status_code == 403
+        assert answer.json()["error"] == "this contest takes no remote bots ([remote] allowed = false)"
+        assert server.get("/api/remote").json() == {"allowed": False}
+        assert server.get("/api/submissions", server.tokens["ada"]).json() == []  # nothing stored
+        assert not (server.state / "remote").exists()  # no listener, no key made
+    finally:
+        server.stop()
+
+
+def test_a_remote_entrant_registers_a_key_connects_and_plays_the_ladder(
+        tmp_path: Path, processes: list[subprocess.Popen[str]]) -> None:
+    require("bwrap")
+    port = free_port()
+    server = serve(tmp_path, f'[remote]\nallowed = true\nlisten = "tcp://127.0.0.1:{port}"\nnetwork_grace_ms = 500\n')
+    try:
+        assert any("remote bots connect to" in line for line in server.output)  # the key printed at start
+        keys = tmp_path / "keys"
+        keys.mkdir()
+        public, _ = new_key_pair("ada", keys)
+        new_key_pair("mallory", keys)
+        with server.client(server.tokens["ada"]) as client:
+            bad = client.post("/api/remote", content=b"not a key")
+            assert bad.status_code == 422 and "not a public key" in bad.json()["error"]
+            answer = client.post("/api/remote", content=public.read_bytes())
+        assert answer.status_code == 201, answer.text
+        number = answer.json()["id"]
+        assert answer.json()["language"] == "remote"
+        # Not connected: it waits, validating, and plays nothing.
+        wait_for(lambda: server.submission("ada", number)["status"] == "validating", 30, "validating")
+        assert "waiting for its bot to connect" in server.submission("ada", number)["detail"]
+        # A key nobody registered gets nothing back, at the handshake.
+        stranger = bot(processes, server, keys, "mallory", "refused", ply=2000)
+        _, err = stranger.communicate(timeout=30)
+        assert "ATTACK refused: blocked (nothing came back)" in err
+        # Another entrant's uploaded bot, so that the ladder has more to play than the remote one.
+        bob = server.submit("bob", "cbot.c", CBOT).json()["id"]
+        # The entrant's bot connects: validation, then ladder games.
+        player = bot(processes, server, keys, "ada", "play")
+        settled = server.settled("ada", number, timeout=120)
+        assert settled["status"] == "active", settled
+        wait_for(lambda: server.get(f"/api/games?submission={number}").json().__len__() >= 3, 120, "ladder games")
+        board = {row["submission"]: row for row in server.get("/api/leaderboard").json()}
+        assert board[number]["remote"] is True
+        assert not any(row["remote"] for row in board.values() if row["submission"] != number)
+        assert 'class="badge remote"' in server.get("/").text
+        page = server.get("/entrants/ada", server.tokens["ada"])
+        assert page.status_code == 200, "".join(server.output[-40:])
+        assert 'id="remote-form"' in page.text and escaped(info_key(server)) in page.text
+        # The bot goes away: the ladder stops scheduling it, and plays on without it.
+        player.send_signal(signal.SIGKILL)
+        player.wait(timeout=10)
+        wait_for(lambda: f"s{number}" not in connected(server), 30, "the listener to see the bot gone")
+        last = max(game["id"] for game in server.get(f"/api/games?submission={number}").json())
+        others = len(server.get(f"/api/games?submission={bob}").json())
+        wait_for(lambda: len(server.get(f"/api/games?submission={bob}").json()) >= others + 6, 120,
+                 "the ladder to play on")
+        later = [game for game in server.get(f"/api/games?submission={number}").json() if game["id"] > last]
+        assert len(later) <= 1, later  # at most one drawn before the listener saw it go
+        played = [game for game in server.get(f"/api/games?submission={number}").json() if game["status"] == "done"]
+        failures = [game for game in played if game["reason"] == "disconnect"]
+        assert len(failures) <= 2, failures  # the game it was playing when it went (and one drawn meanwhile)
+        assert all(game["offender"] == game["submissions"].index(number) for game in failures)
+    finally:
+        server.stop()
+
