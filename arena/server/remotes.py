@@ -12,7 +12,6 @@ itself (the listener is in its worker, so the intake's own tournaments cannot se
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import shutil
@@ -28,9 +27,7 @@ from arena.server.draws import draw_secret, game_seed, validation_setups
 from arena.server.intake import QuotaError, check_quota, seat_name, submission_dir
 from arena.tournament.schedule import MatchTask
 from arena.tournament.worker import MatchRecord
-from protocol.keys import Z85_KEY, KeyFileError, new_key_pair, read_key_file
-
-log = logging.getLogger(__name__)
+from protocol.keys import Z85_KEY, new_key_pair, read_key_file
 
 LANGUAGE = "remote"
 SERVER_KEY = "server"  # remote/server.key and remote/server.key_secret: the listener's own pair
