@@ -104,6 +104,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                              ("executor", args.executor), ("scheduler", args.scheduler))
                if value is not None}
     config = dataclasses.replace(config, **changes)
+    if config.remote.allowed:
+        from arena.server.remotes import check_listen
+
+        problem = check_listen(config.remote.listen)
+        if problem:
+            raise CliError(problem)
     if config.remote.allowed and config.executor != "local":
         raise CliError("[remote] allowed = true: the ladder runs on the local executor, where remote bots connect "
                        "(not --executor dask)")

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import socket
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,21 @@ def settings(config: ServerConfig) -> RemoteSettings:
     return RemoteSettings(config.remote.listen, (), str(server_key(config)),
                           network_grace_ms=config.remote.network_grace_ms, key_dir=str(base / "keys"),
                           presence=str(base / "connected.json"))
+
+
+def check_listen(endpoint: str) -> str:
+    """Why remote bots could not connect at endpoint (tcp://ADDR:PORT), in one line; "" when it can be bound."""
+    host, _, port = endpoint[len("tcp://"):].rpartition(":")
+    host = host.strip("[]")
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host if host != "*" else "", int(port)))
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return f"[remote] listen = {endpoint!r}: remote bots cannot connect there: {reason}"
+    return ""
 
 
 def connected(config: ServerConfig) -> set[str]:

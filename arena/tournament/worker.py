@@ -36,7 +36,7 @@ from arena.match.matchid import PROCESS_KEY
 from arena.match.onematch import launch_player, log_outputs, open_listener, referee_match, release_link, shutdown
 from arena.match.player import Player
 from arena.match.referee import Referee
-from arena.match.remote import RemoteSettings
+from arena.match.remote import RemoteError, RemoteSettings
 from arena.match.result import MatchResult
 from arena.match.trace import Tracer
 from arena.tournament.config import BotEntry
@@ -260,7 +260,10 @@ class MatchRunner:
             # first game, and the presence file tells the ladder who is there.
             from arena.match.listener import Listener  # libzmq: loaded only for remote seats
 
-            self.pool.listener = Listener(plan.remote)
+            try:
+                self.pool.listener = Listener(plan.remote)
+            except RemoteError as exc:  # nobody can connect: its remote bots are never scheduled, nobody is charged
+                log.error("remote bots cannot connect: %s", exc)
         self.name = worker_name()
         self.last_used = time.monotonic()
         self.tracer = Tracer(plan.trace_path) if plan.trace_path else None

@@ -120,8 +120,10 @@ def test_a_remote_entrant_registers_a_key_connects_and_plays_the_ladder(
         assert "waiting for its bot to connect" in server.submission("ada", number)["detail"]
         # A key nobody registered gets nothing back, at the handshake.
         stranger = bot(processes, server, keys, "mallory", "refused", ply=2000)
-        _, err = stranger.communicate(timeout=30)
-        assert "ATTACK refused: blocked (nothing came back)" in err
+        plain = bot(processes, server, keys, "ada", "nocurve", ply=2000)  # the right name, no CURVE
+        assert "ATTACK refused: blocked (nothing came back)" in stranger.communicate(timeout=30)[1]
+        assert "ATTACK nocurve: blocked (nothing came back)" in plain.communicate(timeout=30)[1]
+        assert server.submission("ada", number)["status"] == "validating"
         # Another entrant's uploaded bot, so that the ladder has more to play than the remote one.
         bob = server.submit("bob", "cbot.c", CBOT).json()["id"]
         # The entrant's bot connects: validation, then ladder games.
@@ -153,3 +155,41 @@ def test_a_remote_entrant_registers_a_key_connects_and_plays_the_ladder(
     finally:
         server.stop()
 
+
+
+def test_a_listen_address_that_cannot_be_bound_stops_the_server_in_one_line(tmp_path: Path) -> None:
+    require("bwrap")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        server = make_server(tmp_path)
+        table = f'[remote]\nallowed = true\nlisten = "tcp://127.0.0.1:{port}"\n'
+        server.config.write_text(server.config.read_text() + table)
+        with pytest.raises(AssertionError, match="ended before listening"):
+            server.start()
+        assert server.process is not None and server.process.wait(timeout=30) != 0
+        errors = [line for line in server.output if "remote bots cannot connect there" in line]
+        assert errors == [f"arena serve: error: [remote] listen = 'tcp://127.0.0.1:{port}': remote bots cannot "
+                          "connect there: Address already in use\n"], server.output
+
+
+def test_the_finals_take_remote_entrants_only_when_the_config_says(tmp_path: Path) -> None:
+    from arena.server.config import server_config_from_data
+    from arena.server.db import Database, Status
+    from arena.server.finals import freeze_field
+
+    for finals in (False, True):
+        config = server_config_from_data({"game": "blocking", "sandbox": "none", "directory": f"state-{finals}",
+                                          "remote": {"allowed": True, "finals": finals}}, tmp_path, insecure=True)
+        config.directory.mkdir()
+        db = Database(config.directory / "server.db")
+        for number, (name, language, spec) in enumerate([("ada", "python", "random"), ("bob", "python", "maxblock"),
+                                                         ("eve", "remote", "remote:s3")], 1):
+            db.execute("INSERT INTO entrants (name, token_hash, created) VALUES (?, ?, 0)", name, f"h{number}")
+            db.execute("INSERT INTO submissions (entrant, version, filename, language, status, created, updated, "
+                       "spec) VALUES (?, 1, 'x', ?, ?, 0, 0, ?)", number, language, Status.ACTIVE,
+                       json.dumps({"spec": spec, "name": name}))
+        names = [bot["name"] for bot in freeze_field(config, db)]
+        assert names == (["ada", "bob", "eve"] if finals else ["ada", "bob"])
+        db.close()
