@@ -152,6 +152,14 @@ def test_a_remote_entrant_registers_a_key_connects_and_plays_the_ladder(
         failures = [game for game in played if game["reason"] == "disconnect"]
         assert len(failures) <= 2, failures  # the game it was playing when it went (and one drawn meanwhile)
         assert all(game["offender"] == game["submissions"].index(number) for game in failures)
+        # A backup keeps the server's key pair (remote bots know the server by it) and the version's key.
+        done = subprocess.run([sys.executable, "-m", "arena.cli", "serve", "backup", str(server.config),
+                               str(tmp_path / "copy")], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        secret = tmp_path / "copy" / "remote" / "server.key_secret"
+        assert secret.read_bytes() == (server.state / "remote" / "server.key_secret").read_bytes()
+        assert secret.stat().st_mode & 0o777 == 0o600
+        assert (tmp_path / "copy" / "remote" / "keys" / f"s{number}.key").is_file()
     finally:
         server.stop()
 
