@@ -288,9 +288,7 @@ class Engine:
         if outcome.record is None:
             validation.tasks.pop(outcome.task.ord, None)
             validation.broken = outcome.problem
-        else:
-            if outcome.record.log_data is not None:
-                outcome.record.log_data = None
+        else:  # the local executor wrote its log under ladder/logs: moved below
             remotes.record_line(validation, outcome.task.ord, outcome.record)
         if validation.tasks:
             return
@@ -305,9 +303,9 @@ class Engine:
             return
         passed, text = remotes.report(validation)
         if passed:
-            intake._activate(validation.row, text)
+            intake.activate(validation.row, text)
         else:
-            intake._finish(validation.row, Status.REJECTED, "rejected: it failed validation games (see the "
+            intake.finish(validation.row, Status.REJECTED, "rejected: it failed validation games (see the "
                            "validation log)", validation_log=text)
 
     def _lease_s(self) -> float:

@@ -217,10 +217,10 @@ class Intake:
             if exc.status == 503:
                 self._retry(row, str(exc))
             else:
-                self._finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
+                self.finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
             return
         except OSError as exc:
-            self._finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
+            self.finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
             return
         limits = BuildLimits(timeout_s=float(self.config.ladder.build_timeout_s),
                              output_files=max(2000, 10 * self.config.uploads.max_files))
@@ -241,7 +241,7 @@ class Intake:
             why = ("it ran longer than the limit of %d s" % limits.timeout_s if built.timed_out else
                    "its result was larger than %d MiB or %d files" % (limits.output_mb, limits.output_files)
                    if built.too_big else built.problem or f"the command exited with status {built.returncode}")
-            self._finish(row, Status.FAILED, f"build failed: {why}", build_log=header + built.log)
+            self.finish(row, Status.FAILED, f"build failed: {why}", build_log=header + built.log)
             return
         build_log = header + built.log + f"\nbuilt in {took:.1f} s\n"
         spec = {"spec": checked.run.replace("{dir}", str(bot_dir)), "name": f"{row.entrant_name}-v{row.version}",
@@ -254,19 +254,19 @@ class Intake:
             self._retry(row, f"validation could not run: {exc}")
             return
         except (ConfigError, LaunchError, SandboxError) as exc:
-            self._finish(row, Status.REJECTED, f"rejected: the bot cannot be started: {exc}", build_log=build_log,
+            self.finish(row, Status.REJECTED, f"rejected: the bot cannot be started: {exc}", build_log=build_log,
                          validation_log=str(exc))
             return
         if passed:
-            self._activate(row, report)
+            self.activate(row, report)
         else:
-            self._finish(row, Status.REJECTED, "rejected: it failed validation games (see the validation log)",
+            self.finish(row, Status.REJECTED, "rejected: it failed validation games (see the validation log)",
                          build_log=build_log, validation_log=report)
 
     def _wait_for_remote(self, row: Row) -> None:
         """A remote version waits (validating) for its bot, within its lease; the ladder plays its validation."""
         if not self.config.remote.allowed:
-            self._finish(row, Status.FAILED, "not validated: this contest takes no remote bots any more")
+            self.finish(row, Status.FAILED, "not validated: this contest takes no remote bots any more")
             return
         self.db.execute("UPDATE submissions SET status = ?, spec = ?, detail = ?, lease_until = ?, updated = ? "
                         "WHERE id = ?", Status.VALIDATING, json.dumps(remote_spec(self.config, row)),
@@ -317,7 +317,7 @@ class Intake:
                    "FAIL: " + ", ".join(f"{reason} {count}" for reason, count in sorted(failed.items())))
         return not failed and bool(records), "\n".join([*lines, verdict]) + "\n"
 
-    def _activate(self, row: Row, report: str) -> None:
+    def activate(self, row: Row, report: str) -> None:
         """The version enters the ladder; the entrant's previous version leaves it (keeping its history)."""
         stamp = now()
         with self.db.transaction() as tx:
@@ -336,8 +336,9 @@ class Intake:
                        (Status.ACTIVE, "on the ladder", report, mu, mu, SIGMA, self.config.ladder.placement_games,
                         stamp, row.id))
 
-    def _finish(self, row: Row, status: Status, detail: str, build_log: str | None = None,
+    def finish(self, row: Row, status: Status, detail: str, build_log: str | None = None,
                 validation_log: str | None = None) -> None:
+        """Leave a submission in a final state (failed, rejected), with its detail and logs."""
         sets = ["status = ?", "detail = ?", "updated = ?", "lease_until = 0"]
         values: list[Any] = [status, detail, now()]
         if build_log is not None:

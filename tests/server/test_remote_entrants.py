@@ -160,6 +160,12 @@ def test_a_remote_entrant_registers_a_key_connects_and_plays_the_ladder(
         assert secret.read_bytes() == (server.state / "remote" / "server.key_secret").read_bytes()
         assert secret.stat().st_mode & 0o777 == 0o600
         assert (tmp_path / "copy" / "remote" / "keys" / f"s{number}.key").is_file()
+        # Its validation games' logs are the validation's, not stray ladder logs; the contest verifies.
+        assert len(list((server.state / "validation" / str(number) / "logs").iterdir())) == 6
+        assert not list((server.state / "ladder" / "logs").glob("val*"))
+        checked = subprocess.run([sys.executable, "-m", "arena.cli", "verify", str(tmp_path / "copy")],
+                                 capture_output=True, text=True, timeout=300)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
     finally:
         server.stop()
 
