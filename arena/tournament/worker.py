@@ -222,6 +222,12 @@ class BotPool:
         players = [player for _, player in self.idle.values()]
         self.idle.clear()
         self._idle_of.clear()
+        if self.plan.remote is not None and self.plan.remote.presence:
+            # A contest server's remote bots get no bye: its ladder goes on after the finals or a restart,
+            # and they connect again to whichever listener comes next.
+            for player in [p for p in players if p.process is None]:
+                self._discard(player)
+            players = [p for p in players if p.process is not None]
         self._end(players)
 
     def _launch(self, bot: int) -> Player:

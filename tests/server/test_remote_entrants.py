@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sqlite3
 import socket
 import subprocess
 import sys
@@ -20,7 +21,7 @@ import pytest
 
 from protocol.keys import new_key_pair
 from tests.helpers import require
-from tests.server.server import Server, make_server, wait_for
+from tests.server.server import ROOT, Server, make_server, wait_for
 
 REMOTE_BOT = Path(__file__).resolve().parents[1] / "fixtures" / "remote_bot.py"
 CBOT = (Path(__file__).resolve().parents[2] / "bots" / "examples" / "cbot.c").read_bytes()
@@ -207,3 +208,45 @@ def test_the_finals_take_remote_entrants_only_when_the_config_says(tmp_path: Pat
         names = [bot["name"] for bot in freeze_field(config, db)]
         assert names == (["ada", "bob", "eve"] if finals else ["ada", "bob"])
         db.close()
+
+
+def test_with_finals_true_a_connected_remote_entrant_plays_the_finals(
+        tmp_path: Path, processes: list[subprocess.Popen[str]]) -> None:
+    require("bwrap")
+    port = free_port()
+    server = serve(tmp_path, f'[remote]\nallowed = true\nlisten = "tcp://127.0.0.1:{port}"\nfinals = true\n')
+    try:
+        keys = tmp_path / "keys"
+        keys.mkdir()
+        public, _ = new_key_pair("ada", keys)
+        with server.client(server.tokens["ada"]) as client:
+            number = client.post("/api/remote", content=public.read_bytes()).json()["id"]
+        bob = server.submit("bob", "cbot.c", CBOT).json()["id"]
+        # The SDK: it says hello again on every new connection (SPEC §13), as the finals' own listener needs.
+        info = server.get("/api/remote").json()
+        (keys / "server.key").write_text(f'metadata\ncurve\n    public-key = "{info["server_key"]}"\n')
+        processes.append(subprocess.Popen(
+            [sys.executable, "-m", "protocol.run", "--connect", info["listen"], "--server-key", str(keys / "server.key"),
+             "--key", str(keys / "ada.key_secret"), "bots.blocking.simple:SequentialBot"], cwd=ROOT,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True))
+        assert server.settled("ada", number, timeout=120)["status"] == "active"
+        assert server.settled("bob", bob, timeout=120)["status"] == "active"
+        with server.client(server.admin) as client:
+            client.post("/admin/freeze")
+            assert "finals started" in client.post("/admin/finals").json()["message"]
+        wait_for(lambda: server.get("/health").json()["finals"] == "done", 240, "the finals to end")
+        standings = json.loads((server.state / "finals" / "standings.json").read_text())
+        text = json.dumps(standings)
+        assert "ada" in text and "bob" in text
+        with sqlite3.connect(server.state / "finals" / "results.sqlite") as db:
+            reasons = [row[0] for row in db.execute("SELECT reason FROM matches")]
+        assert len(reasons) == 2 and "disconnect" not in reasons, reasons
+        # After the finals the ladder listens again: the bot, still connected, plays on.
+        def played() -> list[dict[str, object]]:
+            return [game for game in server.get(f"/api/games?submission={number}").json()
+                    if game["status"] == "done" and game["reason"] != "disconnect"]
+
+        before = len(played())
+        wait_for(lambda: len(played()) > before + 1, 120, "ladder games after the finals")
+    finally:
+        server.stop()
