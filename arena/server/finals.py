@@ -7,6 +7,7 @@ the very same tournament); the games run through the tournament coordinator into
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from pathlib import Path
@@ -71,6 +72,10 @@ def run_finals(config: ServerConfig, db: Database, stop: threading.Event) -> Non
     if len(bots) < 2:
         raise FinalsError("no finals field is stored; start the finals from the admin page")
     tournament = config_from_data(finals_data(config, bots), base=config.directory, source="the finals")
+    if tournament.remote is not None:
+        # A presence file makes it a contest's listener: its remote bots get no bye, and play the ladder after.
+        presence = str(config.directory / "remote" / "finals-connected.json")
+        tournament = dataclasses.replace(tournament, remote=dataclasses.replace(tournament.remote, presence=presence))
     coordinator = Coordinator(tournament, RunOptions(out=finals_dir(config), resume=True, quiet=True))
     try:
         coordinator.run()

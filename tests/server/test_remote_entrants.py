@@ -9,6 +9,7 @@ remote on the board; an unknown key gets nothing; a bot that goes away is no lon
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sqlite3
 import socket
@@ -17,6 +18,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from protocol.keys import new_key_pair
@@ -61,6 +63,12 @@ def bot(processes: list[subprocess.Popen[str]], server: Server, keys: Path, name
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     processes.append(process)
     return process
+
+
+def csrf(client: httpx.Client, path: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', client.get(path).text)
+    assert found is not None
+    return found.group(1)
 
 
 def info_key(server: Server) -> str:
@@ -219,8 +227,15 @@ def test_with_finals_true_a_connected_remote_entrant_plays_the_finals(
         keys = tmp_path / "keys"
         keys.mkdir()
         public, _ = new_key_pair("ada", keys)
-        with server.client(server.tokens["ada"]) as client:
-            number = client.post("/api/remote", content=public.read_bytes()).json()["id"]
+        # This time from the entrant's page: a browser session, and the form's CSRF token.
+        with server.client() as browser:
+            login = browser.post("/login", data={"token": server.tokens["ada"], "csrf": csrf(browser, "/login")})
+            browser.cookies = login.cookies
+            forged = browser.post("/remote", data={"csrf": "forged", "key": public.read_text()})
+            assert forged.status_code == 403
+            assert browser.post("/remote", data={"csrf": csrf(browser, "/entrants/ada"),
+                                                 "key": public.read_text()}).status_code == 303
+        [number] = [row["id"] for row in server.get("/api/submissions", server.tokens["ada"]).json()]
         bob = server.submit("bob", "cbot.c", CBOT).json()["id"]
         # The SDK: it says hello again on every new connection (SPEC §13), as the finals' own listener needs.
         info = server.get("/api/remote").json()
