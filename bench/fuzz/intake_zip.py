@@ -11,26 +11,15 @@ import io
 import sys
 import zipfile
 
-from harness import MAX_PEAK_BYTES, Finding, instrument, main, one_line
+from harness import MAX_PEAK_BYTES, instrument, main
 
 with instrument(__name__):
-    from arena.server.sources import SubmissionError, read_upload
-    from arena.server.unpack import UploadBounds
-
-LIMITS = UploadBounds(max_bytes=2 * 2**20, max_files=40, max_unpacked_bytes=2**20)
+    import _uploads
 
 
 def TestOneInput(data: bytes) -> None:
     """Read one input as an upload named bot.zip."""
-    try:
-        sources = read_upload("bot.zip", data, LIMITS, "blocking")
-    except SubmissionError as exc:
-        one_line(exc)
-        if exc.status not in (413, 422):
-            raise Finding(f"status {exc.status}") from None
-        return
-    if sum(len(content) for content in sources.files.values()) > LIMITS.max_unpacked_bytes:
-        raise Finding("more bytes unpacked than the limit")
+    _uploads.check("bot.zip", data)
 
 
 def seeds() -> list[bytes]:
