@@ -21,7 +21,8 @@ ROUNDING_MS = 0.001  # per logged time: each is rounded to 0.001 ms, the total a
 # Endings after which the offender may have used time no record charges: its illegal move,
 # the reply it sent before breaking the protocol, the turn it ran out of time in, and a
 # resignation written by an arena older than the `resign` record.
-UNLOGGED_TIME_REASONS = frozenset({Reason.TIMEOUT, Reason.ILLEGAL, Reason.PROTOCOL, Reason.RESIGNED})
+# A remote seat that lost its connection is charged the wait it did not come back in, as a timeout is.
+UNLOGGED_TIME_REASONS = frozenset({Reason.TIMEOUT, Reason.ILLEGAL, Reason.PROTOCOL, Reason.RESIGNED, Reason.DISCONNECT})
 
 
 @dataclass
@@ -290,7 +291,8 @@ def _check_times(log: MatchLog, state: State, plies: int, reason: str, offender:
 
     The referee adds to a seat's time_used_ms exactly the time it charges, and logs every
     charge (ready, move, resign) except the offender's last (illegal move, the reply before a
-    protocol violation, the turn it ran out of time in); a timeout waits for the seat asked.
+    protocol violation, the turn it ran out of time in, a remote seat's wait for its lost
+    connection); a timeout waits for the seat asked.
     """
     result = log.result
     assert result is not None  # narrowing: only called with a result

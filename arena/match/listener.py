@@ -10,8 +10,10 @@ A new connection of a key starts with a `hello`; the request its seat waits for 
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 import os
+from pathlib import Path
 import threading
 from collections import deque
 from typing import Any
@@ -22,7 +24,7 @@ import zmq.utils.z85
 
 from arena.match.remote import HEARTBEAT_MS, Link, RemoteError, RemoteSeat, RemoteSettings, allowed_keys, user_server_key
 from protocol.codec import ProtocolError, decode_from_bot, encode
-from protocol.keys import KeyFileError, read_key_file
+from protocol.keys import KeyFileError, key_name, read_key_file
 from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
 
 log = logging.getLogger(__name__)
@@ -77,14 +79,58 @@ class Listener:
         self._router = router
         self.endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
         self._wake = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        self._publish()
         self._thread = threading.Thread(target=self._serve, name="arena-remote", daemon=True)
         self._thread.start()
+
+    # --- keys added while it runs, and who is connected -----------------------------------
+
+    def _rescan(self) -> None:
+        """Allow the keys of settings.key_dir not known yet (a key given again names its newest file)."""
+        if not self.settings.key_dir:
+            return
+        try:
+            files = sorted(Path(self.settings.key_dir).glob("*.key"), key=lambda f: (f.stat().st_mtime, f.name))
+        except OSError:
+            return
+        with self._lock:
+            for file in files:
+                name = key_name(str(file))
+                if name in self._links:
+                    continue
+                try:
+                    public, _ = read_key_file(file)
+                except KeyFileError as exc:
+                    log.warning("remote: %s", exc)
+                    continue
+                self._allowed[public] = name
+                self._links[name] = Link(name)
+
+    def connected(self) -> list[str]:
+        """The names of the keys whose connection is up."""
+        with self._lock:
+            return sorted(name for name, link in self._links.items() if link.up)
+
+    def _publish(self) -> None:
+        """Rewrite the presence file (settings.presence), atomically, with the connected keys' names."""
+        if not self.settings.presence:
+            return
+        path = Path(self.settings.presence)
+        spare = path.with_name(path.name + ".new")
+        try:
+            spare.write_text(json.dumps({"pid": os.getpid(), "connected": self.connected()}))
+            os.replace(spare, path)
+        except OSError as exc:  # the engine then sees nobody connected: nothing is charged to a bot
+            log.warning("remote: cannot write %s: %s", path, exc.strerror)
 
     # --- the referee's side -------------------------------------------------------------
 
     def seat(self, name: str) -> RemoteSeat:
         """The seat of the bot whose key is NAME's; RemoteError when no such key is allowed or it is taken."""
         link = self._links.get(name)
+        if link is None:
+            self._rescan()
+            link = self._links.get(name)
         if link is None:
             raise RemoteError(f"remote:{name}: no allowed key is named {name} (--allow {name}.key)")
         with self._lock:
@@ -115,6 +161,11 @@ class Listener:
         self._stop = True
         os.eventfd_write(self._wake, 1)
         self._thread.join()
+        if self.settings.presence:  # nobody is connected to a closed listener
+            with self._lock:
+                for link in self._links.values():
+                    link.up = False
+            self._publish()
         self._router.close(linger=LINGER_MS)
         self._monitor.close(linger=0)
         self._zap.close(linger=0)
@@ -157,6 +208,9 @@ class Listener:
             if self.settings.curve:
                 key = zmq.utils.z85.encode(request[6]) if mechanism == b"CURVE" and len(request) > 6 else b""
                 name = self._allowed.get(key)
+                if name is None and key and self.settings.key_dir:
+                    self._rescan()
+                    name = self._allowed.get(key)
             else:  # plain TCP (measurements only): a seat is named by the client's routing id
                 name = ""
             if name is None:
@@ -179,6 +233,7 @@ class Listener:
                         link.up = False  # AWAY until its key connects again
                         if link.seat is not None:
                             link.seat._notify()
+            self._publish()
 
     def _flush(self) -> None:
         """Send what the referee queued to each link's connection (kept as outstanding when it is a request)."""
@@ -236,6 +291,7 @@ class Listener:
                 link.seat.name = str(message.get("name", ""))[:100]
                 link.seat._incoming.append((message, b"", ""))  # for the trace: the seat takes no hello
                 link.seat._notify()
+        self._publish()
         self._router_send(identity, encode(welcome_message()))
         if outstanding is not None:
             self._router_send(identity, outstanding[1])

@@ -43,6 +43,12 @@ class RemoteSettings:
     # False: plain TCP, a key's name taken from the client's routing id, unauthenticated and
     # unencrypted: only to measure what CURVE costs (bench/overhead.py); no config or option sets it.
     curve: bool = True
+    # A contest server's keys: every NAME.key in this folder is allowed too, read again when an
+    # unknown key knocks or an unknown seat is asked for (keys are added while the listener runs).
+    key_dir: str = ""
+    # A file the listener rewrites (JSON: the names of the connected keys) whenever one connects
+    # or goes: how a process that does not hold the listener knows who is there.
+    presence: str = ""
 
 
 def user_server_key() -> Path:

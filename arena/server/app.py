@@ -23,10 +23,10 @@ from arena.server.config import ServerConfig
 from arena.server.contest import Contest
 from arena.server.net import ConnectionMiddleware
 from arena.server.ratelimit import RateLimited
-from arena.server.routes import admin, api, auth, entrant, pages, status
+from arena.server.routes import admin, api, auth, entrant, pages, remote, status
 from arena.server.web import Site, site, wants_json
 
-ROUTE_MODULES = (pages, api, entrant, auth, admin, status)
+ROUTE_MODULES = (pages, api, entrant, remote, auth, admin, status)
 
 
 def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:

@@ -113,6 +113,15 @@ def _copy_state(config: ServerConfig, work: Path) -> BackupReport:
         # Played or discarded with a log: written before the snapshot's row says so.
         if log and status in (GameStatus.DONE, GameStatus.VOID) and LOG_NAME.fullmatch(log):
             report.logs += _copy_file_at(state / "ladder" / "logs", work / "ladder" / "logs", log[5:], report)
+    remote = state / "remote"
+    if (remote / "server.key_secret").is_file():  # remote bots know the server by its key: it stays the same
+        (work / "remote" / "keys").mkdir(mode=0o700, parents=True)
+        os.chmod(work / "remote", 0o700)
+        for name in ("server.key", "server.key_secret"):
+            _copy_file_at(remote, work / "remote", name, report)
+        for number, *_ in versions:
+            if (remote / "keys" / f"s{number}.key").is_file():
+                _copy_file_at(remote / "keys", work / "remote" / "keys", f"s{number}.key", report)
     for number, version, status, entrant in versions:
         folder = Path("submissions") / entrant / f"v{version}"
         if "/" in entrant or entrant in (".", ".."):

@@ -104,6 +104,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                              ("executor", args.executor), ("scheduler", args.scheduler))
                if value is not None}
     config = dataclasses.replace(config, **changes)
+    if config.remote.allowed:
+        from arena.server.remotes import check_listen
+
+        problem = check_listen(config.remote.listen)
+        if problem:
+            raise CliError(problem)
+    if config.remote.allowed and config.executor != "local":
+        raise CliError("[remote] allowed = true: the ladder runs on the local executor, where remote bots connect "
+                       "(not --executor dask)")
     from arena.server.backup import BackupError, check_restored
 
     try:
@@ -129,6 +138,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"arena serve: {config.tournament.name} ({config.game}) on http://{config.host}:{config.port}/ — "
           f"state in {config.directory}, admin token in {config.admin_token_file}"
           + (" — the ladder is paused" if args.paused else ""), file=sys.stderr, flush=True)
+    if config.remote.allowed:
+        from arena.server.remotes import server_public
+
+        print(f"arena serve: remote bots connect to {config.remote.listen} with --server-key {server_public(config)}",
+              file=sys.stderr, flush=True)
     from arena.launch.archive import tarfile_filter_warning
 
     risk = tarfile_filter_warning()

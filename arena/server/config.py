@@ -19,15 +19,27 @@ from typing import Any
 from arena.games import UnknownGame, get_game
 from arena.launch.plugins import bots_for
 from arena.launch.sandbox import Sandbox, resolve_sandbox
+from arena.match.remote import DEFAULT_GRACE_MS
 from arena.tournament.config import Checker, ConfigError, TournamentConfig, config_from_data
 
 TOP_KEYS = ("name", "game", "seed", "setups", "clock", "limits", "sandbox", "reveal_names", "references",
-            "admin_token_file", "directory", "server", "ladder", "uploads", "finals")
+            "admin_token_file", "directory", "server", "ladder", "uploads", "finals", "remote")
 SERVER_KEYS = ("host", "port", "workers", "secure_cookies", "trusted_proxies", "login_failures", "login_window_s")
 LADDER_KEYS = ("placement_games", "validation_games", "provisional_games", "max_errors", "max_error_rate",
                "build_timeout_s", "lease_factor", "max_attempts", "scrimmages_per_hour", "max_games")
 UPLOAD_KEYS = ("max_bytes", "max_files", "max_unpacked_bytes", "versions_per_entrant", "per_hour")
 FINALS_KEYS = ("games_per_pairing", "format")
+REMOTE_KEYS = ("allowed", "listen", "finals", "network_grace_ms")
+
+
+@dataclass(frozen=True)
+class RemoteEntrants:
+    """The `[remote]` table: whether entrants may play from their own machines, and where they connect."""
+
+    allowed: bool = False
+    listen: str = "tcp://0.0.0.0:8100"  # where the ladder's worker listens for remote bots (CURVE)
+    finals: bool = False  # whether remote entrants play the finals
+    network_grace_ms: int = DEFAULT_GRACE_MS  # per move, the network's time a remote bot is not charged
 
 
 @dataclass(frozen=True)
@@ -77,6 +89,7 @@ class ServerConfig:
     uploads: UploadLimits = field(default_factory=UploadLimits)
     finals_games: int = 4
     finals_format: str = "round-robin"
+    remote: RemoteEntrants = field(default_factory=RemoteEntrants)
     source: str = ""
     executor: str = "local"  # or "dask" (arena serve --executor dask --scheduler ADDRESS)
     scheduler: str | None = None
@@ -159,7 +172,7 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
         login_window_s=check.integer(server.get("login_window_s", 60), "server.login_window_s", 1, 86_400),
         ladder=_ladder(check, data.get("ladder", {})), uploads=_uploads(check, data.get("uploads", {})),
         finals_games=_even(check, finals.get("games_per_pairing", 4), "finals.games_per_pairing"),
-        finals_format=finals_format, source=source,
+        finals_format=finals_format, remote=_remote(check, data.get("remote", {})), source=source,
     )
 
 
@@ -196,6 +209,19 @@ def _ladder(check: Checker, value: Any) -> LadderPolicy:
     if "validation_games" in ints and ints["validation_games"] % 2:
         raise check.fail("ladder.validation_games", "must be even (both seats)")
     return LadderPolicy(**ints, max_error_rate=float(rate), lease_factor=float(factor))
+
+
+def _remote(check: Checker, value: Any) -> RemoteEntrants:
+    table = check.table(value, "remote")
+    check.keys(table, REMOTE_KEYS, "remote")
+    listen = check.string(table.get("listen", RemoteEntrants.listen), "remote.listen")
+    if not listen.startswith("tcp://") or ":" not in listen[len("tcp://"):]:
+        raise check.fail("remote.listen", f"must be tcp://ADDR:PORT, got {listen!r}")
+    return RemoteEntrants(
+        allowed=check.boolean(table.get("allowed", False), "remote.allowed"), listen=listen,
+        finals=check.boolean(table.get("finals", False), "remote.finals"),
+        network_grace_ms=check.integer(table.get("network_grace_ms", DEFAULT_GRACE_MS), "remote.network_grace_ms",
+                                       0, 600_000))
 
 
 def _uploads(check: Checker, value: Any) -> UploadLimits:

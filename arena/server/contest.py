@@ -86,7 +86,7 @@ class Contest:
                           "submission": row.id, "rating": round(row.mu - 3 * row.sigma, 2),
                           "mu": round(row.mu, 2), "sigma": round(row.sigma, 2), "low": round(lo, 2),
                           "high": round(hi, 2), "games": row.games, "errors": row.errors,
-                          "provisional": False,
+                          "provisional": False, "remote": row.language == "remote",
                           "last_game": row.last_game, "last_change": round(row.last_delta, 2)})
         board.sort(key=lambda b: (-b["rating"], b["name"]))
         typical = statistics.median(b["games"] for b in board) if board else 0

@@ -12,8 +12,10 @@ is the ladder's policy (policy.py); this module runs the threads, the executor a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import os
 import threading
 import time
 from collections import Counter, deque
@@ -25,6 +27,7 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database, GameStatus, Row, Status, now
 from arena.server.intake import Intake, house_spec
 from arena.server.policy import LadderPolicy
+from arena.server import remotes
 from arena.tournament.config import BotEntry, ConfigError, bot_entries
 from arena.tournament.dask_executor import DaskExecutor
 from arena.tournament.executors import open_executor
@@ -81,6 +84,10 @@ class Engine:
         self.executor: LocalExecutor | DaskExecutor | None = None
         self.error = ""  # why the ladder stopped, when it did
         self.builds = BuildTally()
+        self.remote_names: dict[int, str] = {}  # seated remote versions: submission id -> key name
+        self.validations: dict[int, remotes.Validation] = {}  # remote versions being validated, by submission id
+        self.validation_of: dict[int, int] = {}  # a validation task's ord -> its submission id
+        self.next_ord = remotes.VALIDATION_ORD
 
     # --- lifecycle ------------------------------------------------------------------------
 
@@ -88,6 +95,9 @@ class Engine:
         """Recover what a dead server left, seat the house bots, start the threads."""
         (self.ladder_dir / "logs").mkdir(parents=True, exist_ok=True)
         results_key(self.ladder_dir, create=True)
+        if self.config.remote.allowed:  # nobody is connected before the ladder's worker listens
+            remotes.server_key(self.config)
+            (remotes.folder(self.config) / "connected.json").unlink(missing_ok=True)
         self._recover()
         self._seat_house()
         for number in range(INTAKE_THREADS):
@@ -157,6 +167,10 @@ class Engine:
         return tuple(bot_entries(tables, self.config.game, source="the ladder"))
 
     def _make_executor(self) -> LocalExecutor | DaskExecutor:
+        if self.config.remote.allowed:
+            # One local worker holds the listener: every remote bot connects there, and every game is played there.
+            tournament = dataclasses.replace(self.config.tournament, remote=remotes.settings(self.config))
+            return open_executor(tournament, self.ladder_dir, "local", 1, key="ladder", bots=())
         return open_executor(self.config.tournament, self.ladder_dir, self.config.executor, self.config.workers,
                              self.config.scheduler, key="ladder", bots=())
 
@@ -166,7 +180,7 @@ class Engine:
             self.executor.start()
             while not self.stop_event.is_set():
                 if self.db.setting("finals") == "running":
-                    if self.inflight:
+                    if self.inflight or self.validation_of:
                         self._collect(WAIT_S)
                         continue
                     self._run_finals()
@@ -178,8 +192,10 @@ class Engine:
                         self.stop_event.wait(WAIT_S)
                     continue
                 self._seat_new_versions()
+                if self.config.remote.allowed:
+                    self._validate_remote()
                 self._fill()
-                if self.inflight:
+                if self.inflight or self.validation_of:
                     self._collect(WAIT_S)
                 else:
                     self.stop_event.wait(WAIT_S)
@@ -199,7 +215,8 @@ class Engine:
 
     def _seat_new_versions(self) -> None:
         """Tell the workers of versions that became active since."""
-        rows = self.db.rows("SELECT id, spec FROM submissions WHERE status = ? ORDER BY id", Status.ACTIVE)
+        rows = self.db.rows("SELECT id, spec, language FROM submissions WHERE status = ? OR (status = ? AND "
+                            "language = ?) ORDER BY id", Status.ACTIVE, Status.VALIDATING, remotes.LANGUAGE)
         new = [row for row in rows if row.id not in self.slot_of]
         if not new or self.executor is None:
             return
@@ -216,18 +233,80 @@ class Engine:
         for row in startable:
             self.slot_of[row.id] = len(self.slots)
             self.slots.append(row.id)
+            if row.language == remotes.LANGUAGE:
+                self.remote_names[row.id] = remotes.seat_name(row.id)
 
     def _fill(self) -> None:
         """Start games until the executor is full: queued ones first, then new pairings."""
         assert self.executor is not None
         while len(self.inflight) < self.executor.capacity:
-            game = self.policy.next_game(self._busy(), set(self.slot_of))
+            game = self.policy.next_game(self._busy(), self._playable())
             if game is None:
                 return
             self._submit(game)
 
     def _busy(self) -> set[int]:
-        return {v for game in self.inflight.values() for v in (game.a, game.b)}
+        return {v for game in self.inflight.values() for v in (game.a, game.b)} | set(self.validations)
+
+    def _playable(self) -> set[int]:
+        """The seated versions a game may be scheduled for: a remote one only while its bot is connected."""
+        if not self.remote_names:
+            return set(self.slot_of)
+        present = remotes.connected(self.config)
+        return {v for v in self.slot_of if v not in self.remote_names or self.remote_names[v] in present}
+
+    def _validate_remote(self) -> None:
+        """Start the validation games of remote versions whose bots are connected; give up on those out of time."""
+        assert self.executor is not None
+        waiting = self.db.rows("SELECT s.*, e.name AS entrant_name FROM submissions s JOIN entrants e "
+                               "ON e.id = s.entrant WHERE s.status = ? AND s.language = ?", Status.VALIDATING,
+                               remotes.LANGUAGE)
+        present = remotes.connected(self.config) if waiting else set()
+        for row in waiting:
+            if row.id in self.validations:
+                continue
+            if row.lease_until < now():
+                self.db.execute("UPDATE submissions SET status = ?, detail = ?, lease_until = 0, updated = ? "
+                                "WHERE id = ?", Status.FAILED, "not validated: its bot did not connect in time",
+                                now(), row.id)
+                continue
+            if row.id not in self.slot_of or self.remote_names.get(row.id) not in present:
+                continue
+            validation, tasks = remotes.validation_tasks(self.config, self.db, row, self.slot_of, self.next_ord)
+            if not tasks:
+                continue
+            self.next_ord -= len(tasks)
+            self.validations[row.id] = validation
+            for task in tasks:
+                self.validation_of[task.ord] = row.id
+                self.executor.submit(task)
+
+    def _validation_done(self, outcome: Outcome) -> None:
+        """One validation game in; the version's verdict once all are."""
+        number = self.validation_of.pop(outcome.task.ord)
+        validation = self.validations[number]
+        if outcome.record is None:
+            validation.tasks.pop(outcome.task.ord, None)
+            validation.broken = outcome.problem
+        else:  # the local executor wrote its log under ladder/logs: moved below
+            remotes.record_line(validation, outcome.task.ord, outcome.record)
+        if validation.tasks:
+            return
+        del self.validations[number]
+        out = self.config.directory / "validation" / str(number) / "logs"
+        out.mkdir(parents=True, exist_ok=True)
+        for log_file in self.ladder_dir.glob(f"logs/val{number}-*"):  # not the ladder's: `arena verify` checks those
+            os.replace(log_file, out / log_file.name)
+        intake = Intake(self.config, self.db)
+        if validation.broken:  # the machine's failure: tried again while its lease lasts
+            log.warning("the validation of submission %d is tried again: %s", number, validation.broken)
+            return
+        passed, text = remotes.report(validation)
+        if passed:
+            intake.activate(validation.row, text)
+        else:
+            intake.finish(validation.row, Status.REJECTED, "rejected: it failed validation games (see the "
+                           "validation log)", validation_log=text)
 
     def _lease_s(self) -> float:
         clock = self.config.tournament.clock
@@ -245,6 +324,9 @@ class Engine:
     def _collect(self, timeout: float) -> None:
         assert self.executor is not None
         for outcome in self.executor.wait(timeout):
+            if outcome.task.ord in self.validation_of:
+                self._validation_done(outcome)
+                continue
             game = self.inflight.pop(outcome.task.ord, None)
             if game is None:
                 continue
@@ -277,6 +359,11 @@ class Engine:
         """Play (or resume) the finals to their end; the ladder waits meanwhile."""
         from arena.server.finals import run_finals
 
+        if self.config.remote.allowed and self.executor is not None:
+            # The finals' own listener takes the port: the ladder's worker lets it go until they end.
+            self.executor.close()
+            self.executor = None
+            self.slots, self.slot_of, self.remote_names = [], {}, {}
         try:
             run_finals(self.config, self.db, self.stop_event)
             if not self.stop_event.is_set():
@@ -285,6 +372,10 @@ class Engine:
             log.exception("the finals stopped")
             self.db.set_setting("finals", "failed")
             self.db.set_setting("finals_error", str(exc))
+        finally:
+            if self.executor is None:
+                self.executor = self._make_executor()
+                self.executor.start()
 
 
 def ladder_log(config: ServerConfig, game: Row) -> Path | None:

@@ -7,6 +7,7 @@ the very same tournament); the games run through the tournament coordinator into
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from pathlib import Path
@@ -31,7 +32,8 @@ def finals_dir(config: ServerConfig) -> Path:
 def freeze_field(config: ServerConfig, db: Database) -> list[dict[str, Any]]:
     """The bots of the finals (each entrant's latest active version), stored with the settings."""
     rows = db.rows("SELECT s.spec, e.name FROM submissions s JOIN entrants e ON e.id = s.entrant "
-                   "WHERE s.status = ? AND e.house = 0 AND e.disabled = 0 ORDER BY e.name", Status.ACTIVE)
+                   "WHERE s.status = ? AND e.house = 0 AND e.disabled = 0 AND (s.language != 'remote' OR ?) "
+                   "ORDER BY e.name", Status.ACTIVE, int(config.remote.finals))
     if len(rows) < 2:
         raise FinalsError(f"the finals need at least 2 entrants with an active version; there are {len(rows)}")
     bots = []
@@ -49,7 +51,19 @@ def finals_data(config: ServerConfig, bots: list[dict[str, Any]]) -> dict[str, A
             "players": 2, "games_per_pairing": config.finals_games, "format": config.finals_format,
             "setups": {"maps": [s.setup for s in tournament.setups]}, "clock": clock_data(config),
             "limits": limits_data(config), "sandbox": str(tournament.sandbox), "bots": bots,
-            "concurrency": config.workers, "reveal_names": tournament.reveal_names}
+            "concurrency": config.workers, "reveal_names": tournament.reveal_names, **remote_table(config, bots)}
+
+
+def remote_table(config: ServerConfig, bots: list[dict[str, Any]]) -> dict[str, Any]:
+    """The finals' [remote] table when remote entrants play them (their keys allowed), else nothing."""
+    from arena.server.remotes import folder, server_key
+
+    names = [bot["spec"][len("remote:"):] for bot in bots if str(bot.get("spec", "")).startswith("remote:")]
+    if not names:
+        return {}
+    keys = folder(config) / "keys"
+    return {"remote": {"listen": config.remote.listen, "allow": [str(keys / f"{name}.key") for name in names],
+                       "server_key": str(server_key(config)), "network_grace_ms": config.remote.network_grace_ms}}
 
 
 def run_finals(config: ServerConfig, db: Database, stop: threading.Event) -> None:
@@ -58,6 +72,10 @@ def run_finals(config: ServerConfig, db: Database, stop: threading.Event) -> Non
     if len(bots) < 2:
         raise FinalsError("no finals field is stored; start the finals from the admin page")
     tournament = config_from_data(finals_data(config, bots), base=config.directory, source="the finals")
+    if tournament.remote is not None:
+        # A presence file makes it a contest's listener: its remote bots get no bye, and play the ladder after.
+        presence = str(config.directory / "remote" / "finals-connected.json")
+        tournament = dataclasses.replace(tournament, remote=dataclasses.replace(tournament.remote, presence=presence))
     coordinator = Coordinator(tournament, RunOptions(out=finals_dir(config), resume=True, quiet=True))
     try:
         coordinator.run()

@@ -120,13 +120,8 @@ def accept_upload(config: ServerConfig, db: Database, entrant: Row, filename: st
 
     SubmissionError: the upload itself is unacceptable; QuotaError: the entrant may not submit now.
     """
-    if db.setting("frozen") == "1":
-        raise QuotaError("submissions are closed (the contest is frozen for the finals)")
+    check_quota(config, db, entrant)
     limits = config.uploads
-    hour_ago = now() - 3600
-    recent = db.value("SELECT COUNT(*) FROM submissions WHERE entrant = ? AND created > ?", entrant.id, hour_ago)
-    if recent >= limits.per_hour:
-        raise QuotaError(f"at most {limits.per_hour} submissions per hour; try again later")
     checked = check_upload(config, filename, data)  # refuses before anything is stored
     name = upload_name(filename)
     with db.transaction() as tx:
@@ -144,6 +139,32 @@ def accept_upload(config: ServerConfig, db: Database, entrant: Row, filename: st
             "INSERT INTO submissions (entrant, version, filename, language, status, created, updated) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (entrant.id, version, name, checked.language, Status.QUEUED, stamp, stamp)).lastrowid)
+
+
+def seat_name(submission: int) -> str:
+    """The key name (and remote:NAME) of a remote version (arena/server/remotes.py)."""
+    return f"s{submission}"
+
+
+def remote_spec(config: ServerConfig, row: Row) -> dict[str, str]:
+    """The stored spec of a remote version (as a built version's: spec, name, dir)."""
+    return {"spec": f"remote:{seat_name(row.id)}", "name": f"{row.entrant_name}-v{row.version}",
+            "dir": str(submission_dir(config, row.entrant_name, row.version))}
+
+
+def wait_lease(config: ServerConfig) -> float:
+    """How long a registered remote version waits for its bot to connect and pass validation."""
+    return config.ladder.build_timeout_s * config.ladder.lease_factor + VALIDATION_LEASE_S
+
+
+def check_quota(config: ServerConfig, db: Database, entrant: Row) -> None:
+    """QuotaError when the entrant may not submit now (frozen, or too many this hour)."""
+    if db.setting("frozen") == "1":
+        raise QuotaError("submissions are closed (the contest is frozen for the finals)")
+    hour_ago = now() - 3600
+    recent = db.value("SELECT COUNT(*) FROM submissions WHERE entrant = ? AND created > ?", entrant.id, hour_ago)
+    if recent >= config.uploads.per_hour:
+        raise QuotaError(f"at most {config.uploads.per_hour} submissions per hour; try again later")
 
 
 def store(path: Path, data: bytes) -> None:
@@ -168,8 +189,8 @@ class Intake:
         with self.db.transaction() as tx:
             found = tx.execute(
                 "SELECT s.*, e.name AS entrant_name FROM submissions s JOIN entrants e ON e.id = s.entrant "
-                "WHERE s.status = ? OR (s.status IN (?, ?) AND s.lease_until < ?) ORDER BY s.id LIMIT 1",
-                (Status.QUEUED, Status.BUILDING, Status.VALIDATING, stamp)).fetchone()
+                "WHERE s.status = ? OR (s.status IN (?, ?) AND s.lease_until < ? AND s.language != 'remote') "
+                "ORDER BY s.id LIMIT 1", (Status.QUEUED, Status.BUILDING, Status.VALIDATING, stamp)).fetchone()
             if found is None:
                 return None
             row = Row(dict(found))
@@ -186,6 +207,9 @@ class Intake:
     def process(self, row: Row) -> None:
         """Build and validate one claimed submission; record the outcome."""
         folder = submission_dir(self.config, row.entrant_name, row.version)
+        if row.language == "remote":  # no build: the ladder validates it once its bot is connected
+            self._wait_for_remote(row)
+            return
         try:
             data = (folder / "upload" / row.filename).read_bytes()
             checked = check_upload(self.config, row.filename, data)
@@ -193,10 +217,10 @@ class Intake:
             if exc.status == 503:
                 self._retry(row, str(exc))
             else:
-                self._finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
+                self.finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
             return
         except OSError as exc:
-            self._finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
+            self.finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
             return
         limits = BuildLimits(timeout_s=float(self.config.ladder.build_timeout_s),
                              output_files=max(2000, 10 * self.config.uploads.max_files))
@@ -217,7 +241,7 @@ class Intake:
             why = ("it ran longer than the limit of %d s" % limits.timeout_s if built.timed_out else
                    "its result was larger than %d MiB or %d files" % (limits.output_mb, limits.output_files)
                    if built.too_big else built.problem or f"the command exited with status {built.returncode}")
-            self._finish(row, Status.FAILED, f"build failed: {why}", build_log=header + built.log)
+            self.finish(row, Status.FAILED, f"build failed: {why}", build_log=header + built.log)
             return
         build_log = header + built.log + f"\nbuilt in {took:.1f} s\n"
         spec = {"spec": checked.run.replace("{dir}", str(bot_dir)), "name": f"{row.entrant_name}-v{row.version}",
@@ -230,14 +254,23 @@ class Intake:
             self._retry(row, f"validation could not run: {exc}")
             return
         except (ConfigError, LaunchError, SandboxError) as exc:
-            self._finish(row, Status.REJECTED, f"rejected: the bot cannot be started: {exc}", build_log=build_log,
+            self.finish(row, Status.REJECTED, f"rejected: the bot cannot be started: {exc}", build_log=build_log,
                          validation_log=str(exc))
             return
         if passed:
-            self._activate(row, report)
+            self.activate(row, report)
         else:
-            self._finish(row, Status.REJECTED, "rejected: it failed validation games (see the validation log)",
+            self.finish(row, Status.REJECTED, "rejected: it failed validation games (see the validation log)",
                          build_log=build_log, validation_log=report)
+
+    def _wait_for_remote(self, row: Row) -> None:
+        """A remote version waits (validating) for its bot, within its lease; the ladder plays its validation."""
+        if not self.config.remote.allowed:
+            self.finish(row, Status.FAILED, "not validated: this contest takes no remote bots any more")
+            return
+        self.db.execute("UPDATE submissions SET status = ?, spec = ?, detail = ?, lease_until = ?, updated = ? "
+                        "WHERE id = ?", Status.VALIDATING, json.dumps(remote_spec(self.config, row)),
+                        "validating: waiting for its bot to connect", now() + wait_lease(self.config), now(), row.id)
 
     def validate(self, row: Row, spec: dict[str, Any]) -> tuple[bool, str]:
         """Play the validation games; (passed, report)."""
@@ -284,7 +317,7 @@ class Intake:
                    "FAIL: " + ", ".join(f"{reason} {count}" for reason, count in sorted(failed.items())))
         return not failed and bool(records), "\n".join([*lines, verdict]) + "\n"
 
-    def _activate(self, row: Row, report: str) -> None:
+    def activate(self, row: Row, report: str) -> None:
         """The version enters the ladder; the entrant's previous version leaves it (keeping its history)."""
         stamp = now()
         with self.db.transaction() as tx:
@@ -303,8 +336,9 @@ class Intake:
                        (Status.ACTIVE, "on the ladder", report, mu, mu, SIGMA, self.config.ladder.placement_games,
                         stamp, row.id))
 
-    def _finish(self, row: Row, status: Status, detail: str, build_log: str | None = None,
+    def finish(self, row: Row, status: Status, detail: str, build_log: str | None = None,
                 validation_log: str | None = None) -> None:
+        """Leave a submission in a final state (failed, rejected), with its detail and logs."""
         sets = ["status = ?", "detail = ?", "updated = ?", "lease_until = 0"]
         values: list[Any] = [status, detail, now()]
         if build_log is not None:

@@ -36,7 +36,7 @@ from arena.match.matchid import PROCESS_KEY
 from arena.match.onematch import launch_player, log_outputs, open_listener, referee_match, release_link, shutdown
 from arena.match.player import Player
 from arena.match.referee import Referee
-from arena.match.remote import RemoteSettings
+from arena.match.remote import RemoteError, RemoteSettings
 from arena.match.result import MatchResult
 from arena.match.trace import Tracer
 from arena.tournament.config import BotEntry
@@ -222,6 +222,12 @@ class BotPool:
         players = [player for _, player in self.idle.values()]
         self.idle.clear()
         self._idle_of.clear()
+        if self.plan.remote is not None and self.plan.remote.presence:
+            # A contest server's remote bots get no bye: its ladder goes on after the finals or a restart,
+            # and they connect again to whichever listener comes next.
+            for player in [p for p in players if p.process is None]:
+                self._discard(player)
+            players = [p for p in players if p.process is not None]
         self._end(players)
 
     def _launch(self, bot: int) -> Player:
@@ -255,6 +261,15 @@ class MatchRunner:
         self.game = get_game(plan.game)
         self.hub = Hub()
         self.pool = BotPool(plan, self.hub)
+        if plan.remote is not None and plan.remote.presence:
+            # A contest server's worker listens from the start: its remote bots connect before their
+            # first game, and the presence file tells the ladder who is there.
+            from arena.match.listener import Listener  # libzmq: loaded only for remote seats
+
+            try:
+                self.pool.listener = Listener(plan.remote)
+            except RemoteError as exc:  # nobody can connect: its remote bots are never scheduled, nobody is charged
+                log.error("remote bots cannot connect: %s", exc)
         self.name = worker_name()
         self.last_used = time.monotonic()
         self.tracer = Tracer(plan.trace_path) if plan.trace_path else None

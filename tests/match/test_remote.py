@@ -32,6 +32,8 @@ from arena.match.result import MatchResult
 from arena.match.onematch import MatchPlan, play_match
 from arena.match.transport import SeatState
 from arena.setups import complete_setup
+from arena.logs.matchlog import read_log
+from arena.logs.replay import verify
 from protocol.keys import new_key_pair
 from tests.helpers import FIXTURES, ROOT
 
@@ -88,13 +90,13 @@ def start(clients: list[subprocess.Popen[str]], endpoint: str, keys: Keys, mode:
 
 
 def match(endpoint: str, keys: Keys, budget_ms: int = 5000, startup_ms: int = 5000, grace_ms: int = 200,
-          trace: Path | None = None) -> MatchResult:
+          trace: Path | None = None, log_path: Path | None = None) -> MatchResult:
     """remote:alice against maxblock on a listener allowing alice's key only."""
     game = get_game("blocking")
     bots = [parse_bot_spec("remote:alice", "blocking"), parse_bot_spec("maxblock", "blocking")]
     plan = MatchPlan(game, bots, complete_setup(game, SETUP, 2, 3), 3,
                      ClockSettings(budget_ms=budget_ms, startup_ms=startup_ms), "remote-test", sandbox=Sandbox.NONE,
-                     trace_path=trace,
+                     trace_path=trace, log_path=log_path,
                      remote=RemoteSettings(endpoint, (str(keys.public("alice")),), str(keys.secret("referee")),
                                            network_grace_ms=grace_ms))
     return play_match(plan)
@@ -149,12 +151,15 @@ def test_a_bot_that_drops_its_connection_and_returns_in_time_plays_on(
 
 
 def test_a_bot_that_does_not_return_loses_by_disconnect_charged_to_nobody_else(
-        keys: Keys, clients: list[subprocess.Popen[str]]) -> None:
+        tmp_path: Path, keys: Keys, clients: list[subprocess.Popen[str]]) -> None:
     endpoint = free_endpoint()
     bot = start(clients, endpoint, keys, "vanish", ply=2)
     started = time.monotonic()
-    result = match(endpoint, keys, budget_ms=1000, grace_ms=200)
+    result = match(endpoint, keys, budget_ms=1000, grace_ms=200, log_path=tmp_path / "match.msgpack")
     assert (result.reason, result.offender) == ("disconnect", 0), result.detail
+    # The wait it was charged is in its result, not in a record: the log re-simulates (arena verify).
+    verdict = verify(read_log(tmp_path / "match.msgpack"))
+    assert verdict.ok, verdict.message
     assert "connection lost and not restored" in result.detail
     assert result.scores == [0.0, 1.0]
     assert time.monotonic() - started < 5  # its own remaining time (and grace), then the end

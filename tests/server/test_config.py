@@ -39,6 +39,11 @@ def error(tmp_path: Path, text: str, insecure: bool = False) -> str:
      "server.trusted_proxies[0]: 'localhost' is not an IP address or network"),
     ('game = "blocking"\n[server]\ntrusted_proxies = "127.0.0.1"\n', "server.trusted_proxies: must be an array"),
     ('game = "blocking"\n[server]\nlogin_failures = 0\n', "server.login_failures: must be 1..1000000"),
+    ('game = "blocking"\n[remote]\nallow = ["a.key"]\n', "unknown key 'remote.allow'"),
+    ('game = "blocking"\n[remote]\nallowed = "yes"\n', "remote.allowed: must be true or false"),
+    ('game = "blocking"\n[remote]\nlisten = "ipc:///tmp/x"\n', "remote.listen: must be tcp://ADDR:PORT"),
+    ('game = "blocking"\n[remote]\nnetwork_grace_ms = -1\n', "remote.network_grace_ms"),
+    ('game = "blocking"\n[remote]\nfinals = 1\n', "remote.finals: must be true or false"),
 ])
 def test_config_mistakes_are_named(tmp_path: Path, text: str, words: str) -> None:
     assert words in error(tmp_path, text)
@@ -61,6 +66,24 @@ def test_contest_games_are_anonymous_unless_the_config_says(tmp_path: Path) -> N
     shown = server_config_from_data({"game": "blocking", "sandbox": "none", "reveal_names": True}, tmp_path,
                                     insecure=True)
     assert shown.tournament.reveal_names is True and finals_data(shown, [])["reveal_names"] is True
+
+
+def test_remote_entrants_are_off_unless_allowed_and_play_the_finals_only_when_the_config_says(tmp_path: Path) -> None:
+    from arena.server.config import server_config_from_data
+    from arena.server.finals import finals_data
+
+    config = server_config_from_data({"game": "blocking", "sandbox": "none"}, tmp_path, insecure=True)
+    assert config.remote.allowed is False and config.remote.finals is False
+    on = server_config_from_data({"game": "blocking", "sandbox": "none", "remote": {
+        "allowed": True, "listen": "tcp://127.0.0.1:9100", "finals": True, "network_grace_ms": 300}}, tmp_path,
+        insecure=True)
+    assert (on.remote.allowed, on.remote.listen, on.remote.finals, on.remote.network_grace_ms) == (
+        True, "tcp://127.0.0.1:9100", True, 300)
+    bots = [{"spec": "random", "name": "a"}, {"spec": "remote:s7", "name": "b"}]
+    table = finals_data(on, bots)["remote"]
+    assert table["allow"] == [str(on.directory / "remote" / "keys" / "s7.key")]
+    assert table["listen"] == "tcp://127.0.0.1:9100" and table["network_grace_ms"] == 300
+    assert "remote" not in finals_data(on, bots[:1])
 
 
 def test_a_state_directory_that_bots_may_read_is_refused(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from starlette.routing import Route
 from arena.server.engine import ladder_log
 from arena.server.finals import finals_dir
 from arena.server.sources import NAME
-from arena.server.web import PRIVATE_HEADERS, TEMPLATES, site
+from arena.server.web import PRIVATE_HEADERS, TEMPLATES, Site, site
 
 
 async def home(request: Request) -> Response:
@@ -23,6 +23,15 @@ async def home(request: Request) -> Response:
     return web.render(request, "leaderboard.html", caller, board=contest.leaderboard(),
                       games=contest.games(caller, limit=15), finals=contest.db.setting("finals"),
                       ladder_error=contest.engine.error)
+
+
+def remote_panel(web: Site) -> dict[str, object]:
+    """What the entrant's own page says of remote bots."""
+    from arena.server.intake import wait_lease
+    from arena.server.routes.remote import server_info
+
+    info = server_info(web)
+    return {**info, "wait_min": round(wait_lease(web.config) / 60)} if info["allowed"] else info
 
 
 async def entrant_page(request: Request) -> Response:
@@ -39,7 +48,8 @@ async def entrant_page(request: Request) -> Response:
     games = contest.versions_games(caller, [row.id for row in rows], limit=30)
     opponents = [b for b in contest.leaderboard() if b["entrant"] != entrant.name]
     return web.render(request, "entrant.html", caller, entrant=entrant, versions=versions, games=games,
-                      private=private, opponents=opponents, placement=web.config.ladder.placement_games)
+                      private=private, opponents=opponents, placement=web.config.ladder.placement_games,
+                      remote=remote_panel(web) if private else {"allowed": False})
 
 
 async def game_page(request: Request) -> Response:
