@@ -11,6 +11,7 @@ wait to the bot (beyond the seat's uncharged network grace), then ends it as `di
 from __future__ import annotations
 
 import os
+import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,7 +93,11 @@ class Link:
         self.up = False
         self.seat: RemoteSeat | None = None
         self.outstanding: tuple[int, bytes] | None = None  # a request not answered yet: sent again on reconnection
-        self.last_seq = 0  # the seq of the last message sent: the key's next seat goes on from it
+        # The seq of the last message sent: the key's next seat goes on from it. A bot ignores a seq
+        # below one it has seen (SPEC.md section 13), and it may have seen a previous listener's (a
+        # server restarted, the finals after the ladder): a new link starts at the microseconds since
+        # the epoch, above any seq an earlier listener could have sent (one per microsecond at most).
+        self.last_seq = time.time_ns() // 1000
 
 
 class SeatHost(Protocol):

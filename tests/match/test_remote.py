@@ -232,3 +232,40 @@ def test_the_listener_refuses_other_keys_at_the_handshake_and_a_seat_starts_with
         seat.close()
         listener.close()
         context.destroy(linger=0)
+
+
+def test_a_bot_still_connected_plays_on_with_the_next_listener_on_its_port(
+        keys: Keys, clients: list[subprocess.Popen[str]]) -> None:
+    """A server restarted, or the finals after the ladder: a new listener's seq goes on above the last one's."""
+    from arena.launch.process import Limits
+    from arena.match.hub import Hub
+    from arena.match.onematch import launch_player, shutdown
+    from arena.match.referee import Referee
+
+    endpoint = free_endpoint()
+    bot = start(clients, endpoint, keys, "", argv=[
+        sys.executable, "-m", "protocol.run", "--connect", endpoint, "--server-key", str(keys.public("referee")),
+        "--key", str(keys.secret("alice")), "bots.blocking.simple:SequentialBot"])
+    game = get_game("blocking")
+    setup = complete_setup(game, SETUP, 2, 3)
+    clock = ClockSettings(budget_ms=5000, startup_ms=10_000)
+    settings = RemoteSettings(endpoint, (str(keys.public("alice")),), str(keys.secret("referee")))
+    hub = Hub()
+    try:
+        for round_ in range(2):
+            listener = Listener(settings)
+            players = [launch_player(hub, parse_bot_spec("remote:alice", "blocking"), Limits(), Sandbox.NONE,
+                                     remote=listener),
+                       launch_player(hub, parse_bot_spec("maxblock", "blocking"), Limits(), Sandbox.NONE)]
+            for number in range(2):  # the bot's seq goes on across matches of one listener, too
+                result = Referee(players, game, setup, 3, clock, f"m{round_}-{number}").run()
+                assert result.reason in ("normal", "blocked") and result.offender is None, (round_, result.detail)
+            if round_ == 0:  # no bye: the listener goes as a contest's does, and the bot reconnects to the next
+                shutdown(hub, players[1:])
+                players[0].peer.close()
+                listener.close()
+        shutdown(hub, players)
+        listener.close()
+    finally:
+        hub.close()
+    assert finish(bot)[0] == 0  # the second listener's bye
