@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import socket
+import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from arena.server.draws import draw_secret, game_seed, validation_setups
 from arena.server.intake import QuotaError, check_quota, seat_name, submission_dir
 from arena.tournament.schedule import MatchTask
 from arena.tournament.worker import MatchRecord
-from protocol.keys import Z85_KEY, new_key_pair, read_key_file
+from protocol.keys import Z85_KEY, KeyFileError, new_key_pair, read_key_file
 
 LANGUAGE = "remote"
 SERVER_KEY = "server"  # remote/server.key and remote/server.key_secret: the listener's own pair
@@ -114,7 +115,13 @@ def accept_key(config: ServerConfig, db: Database, entrant: Row, text: str) -> i
     key = parse_key(text)
     check_quota(config, db, entrant)
     server_key(config)  # the keys folder exists
-    with db.transaction() as tx:
+    with db.transaction() as tx:  # BEGIN IMMEDIATE: two registrations of one key are checked one after the other
+        owner = key_owner(config, tx, key)
+        if owner == 0:
+            raise RemoteRefused("that is the server's own key: send yours (arena keys new NAME, then NAME.key)")
+        if owner is not None and owner != entrant.id:
+            # Else the other entrant's bot, connecting with its own key, would play as this entrant's version.
+            raise RemoteRefused("that key is another entrant's: make your own (arena keys new NAME)")
         version = tx.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM submissions WHERE entrant = ?",
                              (entrant.id,)).fetchone()[0]
         if version > config.uploads.versions_per_entrant:
@@ -134,6 +141,23 @@ def accept_key(config: ServerConfig, db: Database, entrant: Row, text: str) -> i
         spare.write_text(certificate)
         os.replace(spare, keys / f"{seat_name(number)}.key")  # whole, or not at all: the listener reads the folder
     return number
+
+
+def key_owner(config: ServerConfig, tx: sqlite3.Connection, key: str) -> int | None:
+    """The id of the entrant who registered this public key (0: the server's own), or None."""
+    base = folder(config)
+    if read_key_file(base / f"{SERVER_KEY}.key")[0].decode() == key:
+        return 0
+    for file in (base / "keys").glob("s*.key"):
+        try:
+            public, _ = read_key_file(file)
+        except KeyFileError:
+            continue
+        if public.decode() == key and file.stem[1:].isdigit():
+            row = tx.execute("SELECT entrant FROM submissions WHERE id = ?", (int(file.stem[1:]),)).fetchone()
+            if row is not None:
+                return int(row[0])
+    return None
 
 
 @dataclass

@@ -123,6 +123,12 @@ def test_a_remote_entrant_registers_a_key_connects_and_plays_the_ladder(
             answer = client.post("/api/remote", content=public.read_bytes())
         assert answer.status_code == 201, answer.text
         number = answer.json()["id"]
+        # Another entrant cannot register ada's public key (her bot would play as his version), nor the server's.
+        with server.client(server.tokens["bob"]) as client:
+            for key, error in ((public.read_text(), "another entrant's"), (info_key(server), "the server's own")):
+                stolen = client.post("/api/remote", json={"key": key})
+                assert stolen.status_code == 422 and error in stolen.json()["error"], stolen.text
+        assert server.get("/api/submissions", server.tokens["bob"]).json() == []  # nothing stored
         assert answer.json()["language"] == "remote"
         # Not connected: it waits, validating, and plays nothing.
         wait_for(lambda: server.submission("ada", number)["status"] == "validating", 30, "validating")
