@@ -13,8 +13,10 @@ import hmac
 import json
 import logging
 import os
-from pathlib import Path
+import socket
 import threading
+import time
+from pathlib import Path
 from collections import deque
 from typing import Any
 
@@ -33,6 +35,13 @@ ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # where libzmq asks whether a key may c
 ZAP_DOMAIN = b"arena"
 HEARTBEAT_TIMEOUT_FACTOR = 3  # a connection is dropped after this many heartbeat intervals unanswered
 LINGER_MS = 1000  # what a closing listener waits for its last messages (`bye`) to leave
+# A key may send this many messages unasked (hellos; anything between its seats) in a burst, and
+# NOISE_PER_S more each second; past that its connection is cut and its handshakes are refused
+# for CUT_S. A flood would otherwise keep this process's I/O thread busy, and slow every match
+# the process referees (a contest server's ladder plays all its games in one worker).
+NOISE_BURST = 200.0
+NOISE_PER_S = 20.0
+CUT_S = 10.0
 
 
 class Listener:
@@ -49,6 +58,8 @@ class Listener:
         self.public_key = zmq.curve_public(secret)
         self.refused = 0  # handshakes refused: keys not allowed
         self.ignored = 0  # messages of admitted keys that hold no seat, or a first message that is not a hello
+        self.cuts = 0  # connections cut for flooding
+        self._keys_changed = -1  # settings.key_dir's modification time when it was last read
         self._links = {name: Link(name) for name in self._allowed.values()}
         self._lock = threading.Lock()
         self._outbox: deque[tuple[Link, bytes, int | None]] = deque()
@@ -90,6 +101,12 @@ class Listener:
         if not self.settings.key_dir:
             return
         try:
+            # Unknown keys can knock as fast as anyone likes: read the folder again only when it changed
+            # (or changed less than a second ago: a directory's time is coarser than that).
+            changed = os.stat(self.settings.key_dir).st_mtime_ns
+            if changed == self._keys_changed and time.time_ns() - changed > 1_000_000_000:
+                return
+            self._keys_changed = changed
             files = sorted(Path(self.settings.key_dir).glob("*.key"), key=lambda f: (f.stat().st_mtime, f.name))
         except OSError:
             return
@@ -213,6 +230,9 @@ class Listener:
                     name = self._allowed.get(key)
             else:  # plain TCP (measurements only): a seat is named by the client's routing id
                 name = ""
+            link = self._links.get(name) if name else None
+            if link is not None and link.cut_until > time.monotonic():
+                name = None  # cut off for flooding, for a while
             if name is None:
                 self.refused += 1
                 log.info("remote: refused a %s handshake from %s", mechanism.decode(errors="replace"),
@@ -265,19 +285,49 @@ class Listener:
                 self.ignored += 1
                 continue
             if len(frames) != 2:
-                self._deliver(link, identity, None, b"".join(f.bytes for f in frames[1:]),
-                              f"message of {len(frames) - 1} frames (one frame per message)")
+                if not self._deliver(link, identity, None, b"".join(f.bytes for f in frames[1:]),
+                                     f"message of {len(frames) - 1} frames (one frame per message)"):
+                    self._noisy(link, last)
                 continue
             data = last.bytes
             try:
                 kind, message = decode_from_bot(data)
             except ProtocolError as exc:
-                self._deliver(link, identity, None, data, str(exc))
+                if not self._deliver(link, identity, None, data, str(exc)):
+                    self._noisy(link, last)
                 continue
             if kind == "hello":
-                self._hello(link, identity, int(last.get(zmq.SRCFD)), message)
-            else:
-                self._deliver(link, identity, message, data, "")
+                if not self._noisy(link, last):
+                    self._hello(link, identity, int(last.get(zmq.SRCFD)), message)
+            elif not self._deliver(link, identity, message, data, ""):
+                self._noisy(link, last)
+
+    def _noisy(self, link: Link, frame: zmq.Frame) -> bool:
+        """Count one message the key sent unasked; True (and its connection cut) when it floods."""
+        now = time.monotonic()
+        if link.cut_until > now:
+            return True  # what it queued before the cut: dropped unread
+        link.noise = max(0.0, link.noise - (now - link.noise_at) * NOISE_PER_S) + 1.0
+        link.noise_at = now
+        if link.noise <= NOISE_BURST:
+            return False
+        link.cut_until, link.noise = now + CUT_S, 0.0
+        self.cuts += 1
+        log.warning("remote: %s flooded the listener: its connection is cut, its handshakes refused for %.0f s",
+                    link.name, CUT_S)
+        fd = int(frame.get(zmq.SRCFD))
+        with self._lock:
+            if link.fd == fd:
+                link.up = False
+                if link.seat is not None:
+                    link.seat._notify()
+        try:  # libzmq owns the descriptor: shut the connection down through a duplicate, never close it
+            with socket.socket(fileno=os.dup(fd)) as connection:
+                connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # already gone
+        self._publish()
+        return True
 
     def _hello(self, link: Link, identity: bytes, fd: int, message: dict[str, Any]) -> None:
         """A key's connection says hello: it becomes the key's connection; a pending request is sent again."""
@@ -297,13 +347,15 @@ class Listener:
             self._router_send(identity, outstanding[1])
 
     def _deliver(self, link: Link, identity: bytes, message: dict[str, Any] | None, data: bytes,
-                 error: str) -> None:
+                 error: str) -> bool:
+        """Hand a message to the key's seat; False when it was ignored (no seat, or not its connection)."""
         with self._lock:
             seat = link.seat
             if identity != link.identity or seat is None:
                 self.ignored += 1  # before a hello on this connection, or between the key's seats
-                return
+                return False
             if message is not None and link.outstanding is not None and message.get("seq") == link.outstanding[0]:
                 link.outstanding = None
             seat._incoming.append((message, data, error))
             seat._notify()
+            return True

@@ -84,7 +84,7 @@ def allowed_keys(files: tuple[str, ...]) -> dict[bytes, str]:
 class Link:
     """One allowed key's connection, as the listener's I/O thread keeps it (under its lock)."""
 
-    __slots__ = ("fd", "identity", "last_seq", "name", "outstanding", "seat", "up")
+    __slots__ = ("cut_until", "fd", "identity", "last_seq", "name", "noise", "noise_at", "outstanding", "seat", "up")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -93,6 +93,9 @@ class Link:
         self.up = False
         self.seat: RemoteSeat | None = None
         self.outstanding: tuple[int, bytes] | None = None  # a request not answered yet: sent again on reconnection
+        self.noise = 0.0  # messages the key sent unasked, leaking away over time (the listener's flood guard)
+        self.noise_at = 0.0  # when noise was last brought up to date (time.monotonic)
+        self.cut_until = 0.0  # its connection was cut for flooding: handshakes refused until then
         # The seq of the last message sent: the key's next seat goes on from it. A bot ignores a seq
         # below one it has seen (SPEC.md section 13), and it may have seen a previous listener's (a
         # server restarted, the finals after the ladder): a new link starts at the microseconds since

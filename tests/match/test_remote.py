@@ -269,3 +269,41 @@ def test_a_bot_still_connected_plays_on_with_the_next_listener_on_its_port(
     finally:
         hub.close()
     assert finish(bot)[0] == 0  # the second listener's bye
+
+
+def test_a_key_that_floods_the_listener_is_cut_off_and_the_match_beside_plays_on(
+        keys: Keys, clients: list[subprocess.Popen[str]]) -> None:
+    """An allowed key between its seats (another entrant of a contest) sends junk without end."""
+    from arena.launch.process import Limits
+    from arena.match.hub import Hub
+    from arena.match.listener import CUT_S, NOISE_BURST
+    from arena.match.onematch import launch_player, shutdown
+    from arena.match.referee import Referee
+
+    endpoint = free_endpoint()
+    listener = Listener(RemoteSettings(endpoint, (str(keys.public("alice")), str(keys.public("mallory"))),
+                                       str(keys.secret("referee"))))
+    hub = Hub()
+    try:
+        flood = start(clients, endpoint, keys, "flood", name="mallory", ply=4000)
+        assert wait_for(lambda: listener.cuts >= 1, 10), "the flood was never cut"
+        assert "mallory" not in listener.connected()
+        alice = start(clients, endpoint, keys, "play")
+        players = [launch_player(hub, parse_bot_spec("remote:alice", "blocking"), Limits(), Sandbox.NONE,
+                                 remote=listener),
+                   launch_player(hub, parse_bot_spec("maxblock", "blocking"), Limits(), Sandbox.NONE)]
+        game = get_game("blocking")
+        result = Referee(players, game, complete_setup(game, SETUP, 2, 3), 3,
+                         ClockSettings(budget_ms=5000, startup_ms=10_000), "beside-a-flood").run()
+        assert result.reason in ("normal", "blocked") and result.offender is None, result.detail
+        code, err = finish(flood, timeout=30)
+        assert code == 0 and "flood: " in err, err
+        # Read unasked: the burst, and what was queued before the cut (libzmq's queues), not the 4 s of
+        # flood (unguarded, this listener read 250,000 junk messages in 3 s here).
+        assert listener.ignored < NOISE_BURST + 3000, listener.ignored
+        assert CUT_S > 4 and listener.refused >= 1  # its reconnections within CUT_S are refused at the handshake
+        shutdown(hub, players)
+        assert finish(alice)[0] == 0
+    finally:
+        listener.close()
+        hub.close()
