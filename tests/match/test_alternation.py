@@ -11,10 +11,14 @@ what protects the honest bot.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from arena.clock import ClockSettings
 from arena.launch.sandbox import Sandbox
+from arena.logs.matchlog import read_log
 from tests.helpers import FIXTURES, require, run
 from tests.launch.test_attacks import SYSTEM_PYTHON, bot_uid_processes, needs_root
 
@@ -49,3 +53,23 @@ def test_a_cpu_hog_cannot_starve_the_bot_on_move(honest_seat: int, ponder: bool)
     attacked = play(honest_seat, cpuhog("hog", 60), ponder)
     assert attacked == control
     assert bot_uid_processes(b"cpuhog") == []  # no spinner outlives its bot
+
+
+def pondered_ms(ponder: bool, log: Path) -> tuple[float, int]:
+    """The CPU (ms) the ponderer got while the burner was on move, over how many waits."""
+    result, _ = run("blocking", [cpuhog("ponderer", 0), cpuhog("burner", 40)], BOARD, clock=ROOMY,
+                    log=log, sandbox=Sandbox.BWRAP, ponder=ponder)
+    assert result.reason == "blocked", result.detail
+    found = re.search(r"PONDERED ([0-9.]+) ms over (\d+) waits", read_log(log).output.get(0, ""))
+    assert found, read_log(log).output
+    return float(found.group(1)), int(found.group(2))
+
+
+def test_a_bot_that_spins_after_its_answer_is_frozen_before_the_opponent_thinks(tmp_path: Path) -> None:
+    """The answering bot is frozen before the opponent is thawed: it spins for the referee's handling of its reply, not a turn."""
+    needs_root()
+    require("bwrap")
+    control, waits = pondered_ms(True, tmp_path / "ponder.msgpack")
+    assert waits >= 5 and control > 20 * waits, (control, waits)  # pondering, it spins through the burner's 40 ms
+    strict, waits = pondered_ms(False, tmp_path / "strict.msgpack")
+    assert waits >= 5 and strict * 10 < control, (strict, control)  # a sliver of each wait, not 40 ms
