@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 # credentials, cloud keys) stays out.
 ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT")
 OUTPUT_LIMIT = 32 * 1024  # bytes of stdout+stderr kept per bot (the tail)
+LAST_LINE_CHARS = 1000  # of a bot's last line of output, quoted in one-line failure reports
 _READ_CHUNK = 65536
 
 
@@ -113,7 +114,11 @@ class OutputTail:
     def last_line(self) -> str:
         """The last non-empty line written (shortened), for one-line failure reports."""
         lines = [l for l in self.data.decode("utf-8", errors="replace").splitlines() if l.strip()]
-        return lines[-1].strip()[:200] if lines else ""
+        if not lines:
+            return ""
+        line = lines[-1].strip()
+        # Long paths make long lines, and the end often says what to do: keep both ends.
+        return line if len(line) <= LAST_LINE_CHARS else f"{line[:LAST_LINE_CHARS // 2]} … {line[-LAST_LINE_CHARS // 2:]}"
 
     def text(self) -> str:
         """The kept output as text, prefixed by a note when bytes were dropped."""

@@ -355,7 +355,8 @@ class Referee:
 
     def _hello_hint(self, seat: int) -> str:
         """What a ZeroMQ bot that never said hello may have got wrong (a stdio bot started with exec:)."""
-        if getattr(self.players[seat].peer, "endpoint", "stdio") == "stdio":
+        # Only a program the user started as exec: (the SDK says itself why it could not start).
+        if not self.players[seat].spec_text.startswith("exec:"):
             return ""
         return ("; a ZeroMQ bot (exec:) connects to $ARENA_ENDPOINT and says hello first (SPEC.md section 2): a "
                 "program that reads JSON lines on its standard input is a stdio: bot")

@@ -19,7 +19,7 @@ from arena.logs.replay import verify
 from arena.match import stdio, transport
 from arena.match.onematch import MatchPlan, play_match
 from arena.setups import complete_setup
-from tests.helpers import FIXTURES, run
+from tests.helpers import FIXTURES, ROOT, run
 
 BOT = f"stdio:{sys.executable} {FIXTURES / 'stdiobot.py'}"
 
@@ -156,3 +156,15 @@ def test_the_referee_writes_compact_utf8_json_one_message_per_line(tmp_path: Pat
         text = raw.decode("utf-8")
         assert text[:-1] == json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
     assert "café-π".encode() in lines[0]  # as itself in UTF-8, not \\u escapes
+
+
+def test_an_sdk_bot_that_cannot_start_says_why_whole_with_no_hint_for_exec_bots(tmp_path: Path) -> None:
+    folder = tmp_path / ("a-long-folder-name-" * 6)
+    folder.mkdir()
+    (folder / "two.py").write_text((ROOT / "bots" / "blocking" / "simple.py").read_text())
+    result, _ = run("blocking", [str(folder / "two.py"), "random"], {"rows": 3, "cols": 3})
+    assert (result.reason, result.offender) == ("crash", 0)
+    # Its last line, long with the path twice, is quoted whole: what is wrong and what to do.
+    assert f"{folder / 'two.py'} must define exactly one Bot subclass" in result.detail, result.detail
+    assert result.detail.endswith(f"name one as {folder / 'two.py'}:Class) at start-up"), result.detail
+    assert "exec:" not in result.detail  # the hint for programs started as exec: bots is not for it
