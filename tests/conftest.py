@@ -38,3 +38,14 @@ def browser() -> Iterator[Any]:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture
+def children() -> Iterator[list[Any]]:
+    """Processes (subprocess.Popen) a test starts: killed if still running, and reaped, when it ends."""
+    started: list[Any] = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=10)

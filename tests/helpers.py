@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import sys
 import time
 from collections.abc import Callable
@@ -153,3 +154,10 @@ def marked_processes(descendants_of: int | None = None) -> list[int]:
             if descendants_of is None or descendants_of in ancestors(pid):
                 found.append(pid)
     return found
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import select
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +34,7 @@ from arena.setups import complete_setup
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from protocol.keys import new_key_pair
-from tests.helpers import FIXTURES, ROOT
+from tests.helpers import FIXTURES, ROOT, free_port
 
 REMOTE_BOT = FIXTURES / "remote_bot.py"
 SETUP = {"rows": 4, "cols": 4}
@@ -64,19 +63,13 @@ def keys(tmp_path: Path) -> Keys:
 
 
 def free_endpoint() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"tcp://127.0.0.1:{sock.getsockname()[1]}"
+    return f"tcp://127.0.0.1:{free_port()}"
 
 
 @pytest.fixture
-def clients() -> Iterator[list[subprocess.Popen[str]]]:
-    started: list[subprocess.Popen[str]] = []
-    yield started
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-        process.communicate()
+def clients(children: list[subprocess.Popen[str]]) -> list[subprocess.Popen[str]]:
+    """The remote bots a test starts (killed and reaped after it)."""
+    return children
 
 
 def start(clients: list[subprocess.Popen[str]], endpoint: str, keys: Keys, mode: str, name: str = "alice",

@@ -15,34 +15,23 @@ import sqlite3
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from protocol.keys import new_key_pair
-from tests.helpers import require
+from tests.helpers import free_port, require
 from tests.server.server import ROOT, Server, make_server, wait_for
 
 REMOTE_BOT = Path(__file__).resolve().parents[1] / "fixtures" / "remote_bot.py"
 CBOT = (Path(__file__).resolve().parents[2] / "bots" / "examples" / "cbot.c").read_bytes()
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
-def processes() -> Iterator[list[subprocess.Popen[str]]]:
-    started: list[subprocess.Popen[str]] = []
-    yield started
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=10)
+def processes(children: list[subprocess.Popen[str]]) -> list[subprocess.Popen[str]]:
+    """The remote bots a test starts (killed and reaped after it)."""
+    return children
 
 
 def serve(tmp_path: Path, remote: str, max_games: int = 400) -> Server:
