@@ -158,7 +158,8 @@ def test_lookahead_narrows_its_search_when_the_clock_is_low() -> None:
     poor_s = time.monotonic() - began
     # Ordering, not a wall-clock bound: the narrow search is far faster on any machine.
     assert poor_s < rich_s / 4, (poor_s, rich_s)
-    assert max(poor.widths) < min(rich.widths) == 64
+    # The rich search reaches 64 on an idle machine; under load it may stop a doubling short.
+    assert max(poor.widths) < min(rich.widths)
 
 
 def play_rounds(bot: LookaheadBot, setup: dict, rounds: int, time_left_ms: int) -> None:
