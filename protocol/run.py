@@ -291,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("bot", nargs="?", default="", help="path/bot.py, path/bot.py:Class or module:Class")
     parser.add_argument("--pascal", metavar="LIBRARY", default="",
                         help="serve a compiled Pascal module's library instead (SPEC.md section 12)")
+    parser.add_argument("--interface", metavar="MODULE", default="", help="with --pascal: the game's pascal.py")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                         help="bot option (JSON value or string); repeatable")
     parser.add_argument("--options-json", default="", help="bot options as one JSON map")
@@ -332,10 +333,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.pascal:
             from protocol.pascal import PascalModule
 
-            bot: Bot = PascalModule(args.pascal, **options)
+            bot: Bot = PascalModule(args.pascal, args.interface, **options)
         else:
             cls = load_bot_class(args.bot)
-    except (BotLoadError, json.JSONDecodeError, TypeError, OSError) as exc:
+    except (BotLoadError, json.JSONDecodeError, TypeError, OSError, ImportError) as exc:
         print(f"cannot start bot: {exc}", file=sys.stderr)  # the last line: the failure's detail
         return 2
     if cls is not None:

@@ -27,7 +27,7 @@ from tests.tournament.helpers import cli, write_config
 
 EXAMPLES = ROOT / "bots" / "examples"
 PYTHON_UPLOAD = b"""
-from bots.arrows.simple import GreedyBot
+from arena.games.arrows.bots.simple import GreedyBot
 
 
 class Mine(GreedyBot):
@@ -93,7 +93,7 @@ def test_an_upload_of_every_language_speaks_zeromq(tmp_path: Path, filename: str
 
 
 def test_pipes_are_a_choice_per_bot_per_tournament_and_on_the_command_line(tmp_path: Path) -> None:
-    exec_bot = f"exec:{sys.executable} -m protocol.run --name raw bots.blocking.simple:RandomBot"
+    exec_bot = f"exec:{sys.executable} -m protocol.run --name raw arena.games.blocking.bots.simple:RandomBot"
     bots = ["random", {"spec": "sequential", "transport": "zeromq"}, {"spec": exec_bot, "name": "raw"}]
     config = write_config(tmp_path / "t.toml", {"game": "blocking", "bots": bots, "transport": "pipes",
                                                 "setups": {"fixed": {"rows": 4, "cols": 4}}, "concurrency": 1,

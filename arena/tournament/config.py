@@ -41,12 +41,12 @@ from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, al
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
 from protocol.keys import KeyFileError, read_key_file
 from arena.setups import SetupFileError, complete_setup, load_setup_file
-from arena.tournament.checker import Checker, ConfigError
+from arena.tournament.checker import Checker, ConfigError, add_games
 from arena.tournament.overlap import FIX, folder_conflict
 from arena.tournament.schedule import derive_seed
 from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
 
-TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
+TOP_KEYS = ("name", "game", "games", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
             "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt", "format", "challengers", "rounds",
             "tiebreak_pairs", "ponder", "shared_dirs", "reveal_names", "transport", "remote")
 BOT_KEYS = ("spec", "name", "options", "limits", "dir", "transport")
@@ -224,6 +224,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
     check = Checker(source)
     base = base or Path.cwd()
     check.keys(data, TOP_KEYS, "")
+    add_games(check, data, base)
     if "game" not in data:
         raise check.fail("game", "missing (the game every match is played in)")
     game_name = check.string(data["game"], "game")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
-from arena.games.arrows import setup_to_pairs
+from arena.games.arrows.rules import setup_to_pairs
 from arena.launch import pascal
 from arena.launch.pascal import (
     CACHE_ENV,

@@ -163,7 +163,7 @@ def test_the_sdk_plays_remotely_with_connect(keys: Keys, clients: list[subproces
     endpoint = free_endpoint()
     bot = start(clients, endpoint, keys, "", argv=[
         sys.executable, "-m", "protocol.run", "--connect", endpoint, "--server-key", str(keys.public("referee")),
-        "--key", str(keys.secret("alice")), "bots.blocking.simple:SequentialBot"])
+        "--key", str(keys.secret("alice")), "arena.games.blocking.bots.simple:SequentialBot"])
     result = match(endpoint, keys)
     assert result.reason in ("normal", "blocked") and result.offender is None, result.detail
     assert result.names == ["alice", "maxblock"]
@@ -238,7 +238,7 @@ def test_a_bot_still_connected_plays_on_with_the_next_listener_on_its_port(
     endpoint = free_endpoint()
     bot = start(clients, endpoint, keys, "", argv=[
         sys.executable, "-m", "protocol.run", "--connect", endpoint, "--server-key", str(keys.public("referee")),
-        "--key", str(keys.secret("alice")), "bots.blocking.simple:SequentialBot"])
+        "--key", str(keys.secret("alice")), "arena.games.blocking.bots.simple:SequentialBot"])
     game = get_game("blocking")
     setup = complete_setup(game, SETUP, 2, 3)
     clock = ClockSettings(budget_ms=5000, startup_ms=10_000)

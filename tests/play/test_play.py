@@ -11,8 +11,8 @@ from pathlib import Path
 import pexpect
 
 from arena.games import State, get_game
-from arena.games.arrows import ArrowsState
-from arena.games.blocking import BlockingState
+from arena.games.arrows.rules import ArrowsState
+from arena.games.blocking.rules import BlockingState
 from arena.logs.matchlog import read_log
 from arena.play.ui import ArrowsView, Terminal
 from arena.setups import complete_setup, load_setup_file

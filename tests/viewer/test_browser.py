@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from arena.games import State
-from arena.games.blocky import flatten
+from arena.games.blocky.rules import flatten
 from arena.logs.matchlog import read_log
 from arena.viewer.page import write_match_page
 from arena.viewer.report import write_report
