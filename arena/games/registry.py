@@ -148,11 +148,9 @@ def add_game_paths(paths: Iterable[str | os.PathLike[str]], origin: str = "--gam
     Each path is a game folder or a folder of game folders; GameFolderError names a bad one.
     """
     global _found
-    added = []
-    for raw in paths:
-        for folder in folders_in(Path(raw), origin):
-            added.append(folder)
-    new = [(f.path, origin) for f in added if (f.path, origin) not in _extra]
+    added = [folder for raw in paths for folder in folders_in(Path(raw), origin)]
+    known = {folder.path for folder in game_folders().values()}
+    new = [(f.path, origin) for f in added if f.path not in known]
     _extra.extend(new)
     _found = None
     try:
@@ -162,7 +160,7 @@ def add_game_paths(paths: Iterable[str | os.PathLike[str]], origin: str = "--gam
         _found = None
         raise
     listed = _env_paths()
-    extra = [str(f.path) for f in added if f.path not in listed]
+    extra = [str(path) for path, _ in new if path not in listed]
     if extra:  # workers and bots find the same games
         os.environ[ENV_VARIABLE] = os.pathsep.join([*map(str, listed), *extra])
     return [f.name for f in added]

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.clock import ClockError, ClockSettings
-from arena.games import Game, GameError, UnknownGame, get_game
+from arena.games import Game, GameError, UnknownGame, add_game_paths, get_game
+from arena.games.registry import is_game_folder
 from arena.launch.botspec import (
     BotKind,
     BotOptionsError,
@@ -215,7 +216,16 @@ def load_config(path: str | os.PathLike[str], transport: str | None = None) -> T
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     if transport is not None:
         data["transport"] = transport
-    return config_from_data(data, base=path.parent, source=str(path), default_name=path.stem, config_file=path)
+    default_name = path.stem
+    folder = path.resolve().parent
+    if is_game_folder(folder) and "game" not in data:
+        # A config inside a game's folder (its demo.toml) plays that game, found even when nobody named it.
+        try:
+            data["game"] = add_game_paths([folder], origin=str(path))[0]
+        except GameError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+        default_name = f"{data['game']}-{path.stem}"
+    return config_from_data(data, base=path.parent, source=str(path), default_name=default_name, config_file=path)
 
 
 def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: str = "",

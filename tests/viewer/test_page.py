@@ -54,7 +54,7 @@ def test_hostile_bot_name_is_escaped(logs: dict[str, Path]) -> None:
 
 
 def test_blocky_geometry() -> None:
-    # protocol/SPEC.md §8.5 example: [[0, 1, 1, 3], 2, 1, 3] at max depth 2.
+    # RULES.md example: [[0, 1, 1, 3], 2, 1, 3] at max depth 2.
     leaves = quad_leaves([[0, 1, 1, 3], 2, 1, 3], 2)
     assert [3, 0, 1, 0] in leaves and [0, 0, 2, 2] in leaves and [2, 2, 2, 3] in leaves
     assert sum(size * size for _, _, size, _ in leaves) == 16

@@ -9,7 +9,7 @@ from arena.games import State
 from arena.kit.drawing import Frame, Framer
 
 
-ARROW_STEPS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # protocol/SPEC.md §8.1
+ARROW_STEPS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # RULES.md
 RESIGN = 255
 
 

@@ -3,7 +3,7 @@
 A position is seen from the player to move: `free` (a guarded bit mask of the cells that
 hold no piece and are not blocked, stride cols + 1, column `cols` always zero so that a
 shift never wraps into the next row), `a` (the mover's target: the cell it fills now) and
-`b` (the opponent's target). Rules, in these terms (protocol/SPEC.md §8.1):
+`b` (the opponent's target). Rules, in these terms (RULES.md):
 - the mover whose target is off the board, not free, or equal to `b` is blocked and loses;
 - if `b` is off the board or not free, the opponent is blocked at its next turn: a win;
 - if `b` is a neighbour of `a`, the mover points its new arrow at `b` and wins;

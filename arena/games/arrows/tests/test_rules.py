@@ -1,4 +1,4 @@
-"""Arrows: every rule of protocol/SPEC.md §8.1 and the contest's file of pairs."""
+"""Arrows: every rule of RULES.md and the contest's file of pairs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Blocking rules (protocol/SPEC.md §8.2), validation, the seed's example game and its rendering."""
+"""Blocking rules (RULES.md), validation, the seed's example game and its rendering."""
 
 from __future__ import annotations
 

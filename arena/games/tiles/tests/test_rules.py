@@ -1,4 +1,4 @@
-"""Tiles: every rule of protocol/SPEC.md §8.3 and the seed's text format."""
+"""Tiles: every rule of RULES.md and the seed's text format."""
 
 from __future__ import annotations
 
