@@ -304,8 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--key", metavar="FILE", default="",
                         help="with --connect: this bot's secret key file (NAME.key_secret of arena keys new)")
     args = parser.parse_args(argv)
-    if bool(args.bot) == bool(args.pascal):
-        parser.error("name one bot: BOT or --pascal LIBRARY")
+    if bool(args.bot) == bool(args.pascal) or bool(args.pascal) != bool(args.interface):
+        parser.error("name one bot: BOT, or --pascal LIBRARY with --interface MODULE")
     remote: tuple[bytes, bytes, bytes] | None = None
     if args.connect or args.server_key or args.key:
         if not (args.connect and args.server_key and args.key) or args.stdio:

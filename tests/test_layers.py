@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("arena.tournament", "arena.play", "arena.viewer"),
     # studies of a game may play series on the tournament runner; the contest server runs
     # ladders, validation series and finals on it
-    ("arena.analyze", "arena.server"),
+    ("arena.analyze", "arena.server", "arena.gamecheck"),
     ("arena.api",),  # the Python API: matches, series, tournaments; the command line stands on it
     ("arena.cli",),
     ("arena",),  # the package's face: `from arena import play_match` is the API

@@ -159,7 +159,7 @@ def folder_games(target: str) -> list[str]:
 
 def cmd_check_game(args: argparse.Namespace) -> int:
     """Check each part of a game's folder (or a module's rules alone); one line per part and a verdict."""
-    from arena.cli.game_check import check_folder
+    from arena.gamecheck.folder import check_folder
 
     names = folder_games(args.module)
     if names:

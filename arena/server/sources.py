@@ -17,11 +17,11 @@ import re
 import shlex
 import sys
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from arena.games import game_module
 from arena.launch.archive import ArchiveError, ArchiveLimits, Member, read_archive
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -106,8 +106,11 @@ def upload_name(filename: str) -> str:
     return base
 
 
-def read_upload(filename: str, data: bytes, limits: Limits, game: str) -> Sources:
-    """Check an upload and return its sources; SubmissionError names the first problem."""
+def read_upload(filename: str, data: bytes, limits: Limits, interfaces: Collection[str]) -> Sources:
+    """Check an upload and return its sources; SubmissionError names the first problem.
+
+    interfaces: the module interfaces the contest's game declares (its folder's pascal.py: "pascal").
+    """
     base = upload_name(filename)
     if len(data) > limits.max_bytes:
         raise SubmissionError(f"{base}: {len(data)} bytes, over the limit of {limits.max_bytes}", 413)
@@ -120,9 +123,9 @@ def read_upload(filename: str, data: bytes, limits: Limits, game: str) -> Source
     if language is None:
         known = ", ".join(sorted(LANGUAGES)) + ", or an archive (" + ", ".join(ARCHIVES) + ") with arena.toml"
         raise SubmissionError(f"{base}: unknown kind of file (known: {known})")
-    if language.interface and game_module(game, language.interface) is None:
+    if language.interface and language.interface not in interfaces:
         raise SubmissionError(f"{base}: {language.name} modules play only games with a {language.name} interface "
-                              f"({language.interface}.py in the game's folder); {game} has none")
+                              f"({language.interface}.py in the game's folder); this contest's game has none")
     build = language.build.format(file=shlex.quote(base), python=shlex.quote(sys.executable))
     return Sources(language.name, build, language.run.replace("{file}", base), {base: data})
 
