@@ -25,14 +25,14 @@ from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.launch.botspec import parse_bot_spec
 from arena.launch.sandbox import Sandbox
-from arena.match.listener import Listener
-from arena.match.remote import RemoteSettings
-from arena.match.result import MatchResult
-from arena.match.onematch import MatchPlan, play_match
-from arena.match.transport import SeatState
-from arena.setups import complete_setup
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
+from arena.match.listener import Listener
+from arena.match.onematch import MatchPlan, play_match
+from arena.match.remote import RemoteSettings
+from arena.match.result import MatchResult
+from arena.match.transport import SeatState
+from arena.setups import complete_setup
 from protocol.keys import new_key_pair
 from tests.helpers import FIXTURES, ROOT, free_port
 
