@@ -24,7 +24,8 @@ from arena.tournament.config import Checker, ConfigError, TournamentConfig, conf
 
 TOP_KEYS = ("name", "game", "seed", "setups", "clock", "limits", "sandbox", "reveal_names", "references",
             "admin_token_file", "directory", "server", "ladder", "uploads", "finals", "remote")
-SERVER_KEYS = ("host", "port", "workers", "secure_cookies", "trusted_proxies", "login_failures", "login_window_s")
+SERVER_KEYS = ("host", "port", "workers", "secure_cookies", "trusted_proxies", "login_failures", "login_window_s",
+               "login_ipv4_prefix", "login_ipv6_prefix")
 LADDER_KEYS = ("placement_games", "validation_games", "provisional_games", "max_errors", "max_error_rate",
                "build_timeout_s", "lease_factor", "max_attempts", "scrimmages_per_hour", "max_games")
 UPLOAD_KEYS = ("max_bytes", "max_files", "max_unpacked_bytes", "versions_per_entrant", "per_hour")
@@ -85,6 +86,10 @@ class ServerConfig:
     trusted_proxies: tuple[str, ...] = ()
     login_failures: int = 20  # failed logins and bad tokens an address may send within login_window_s ...
     login_window_s: int = 60  # ... before its token checks are answered 429 for the rest of the window
+    # The failures are counted per network, not per address: one host of IPv6 is given a /64 (or
+    # more) and could otherwise try a fresh address for every guess.
+    login_ipv4_prefix: int = 32
+    login_ipv6_prefix: int = 64
     ladder: LadderPolicy = field(default_factory=LadderPolicy)
     uploads: UploadLimits = field(default_factory=UploadLimits)
     finals_games: int = 4
@@ -170,6 +175,8 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
         trusted_proxies=_proxies(check, server.get("trusted_proxies", [])),
         login_failures=check.integer(server.get("login_failures", 20), "server.login_failures", 1, 1_000_000),
         login_window_s=check.integer(server.get("login_window_s", 60), "server.login_window_s", 1, 86_400),
+        login_ipv4_prefix=check.integer(server.get("login_ipv4_prefix", 32), "server.login_ipv4_prefix", 8, 32),
+        login_ipv6_prefix=check.integer(server.get("login_ipv6_prefix", 64), "server.login_ipv6_prefix", 32, 128),
         ladder=_ladder(check, data.get("ladder", {})), uploads=_uploads(check, data.get("uploads", {})),
         finals_games=_even(check, finals.get("games_per_pairing", 4), "finals.games_per_pairing"),
         finals_format=finals_format, remote=_remote(check, data.get("remote", {})), source=source,

@@ -14,7 +14,7 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database, GameStatus, Status
 from arena.server.engine import Engine
 from arena.server.ladder import interval, provisional
-from arena.server.net import client_address
+from arena.server.net import client_address, network_of
 from arena.server.privacy import game_detail, version_detail
 from arena.server.ratelimit import FailureLimiter
 from arena.tournament.config import ConfigError
@@ -43,18 +43,19 @@ class Contest:
         return self.keys.by_session(request.cookies.get(SESSION_COOKIE))
 
     def authenticate(self, request: Request, token: str) -> Caller:
-        """The caller a token names; one that names nobody counts against the client's address.
+        """The caller a token names; one that names nobody counts against the client's network.
 
-        RateLimited when the address has sent too many bad tokens lately: then no token is
+        RateLimited when the network has sent too many bad tokens lately: then no token is
         checked at all, a right one neither (the answer would tell it from a wrong one).
         """
         if not token.strip():
             return Caller()
-        address = client_address(request)
-        self.limiter.check(address)
+        config = self.config
+        network = network_of(client_address(request), config.login_ipv4_prefix, config.login_ipv6_prefix)
+        self.limiter.check(network)
         who = self.keys.by_token(token)
         if not who.known:
-            self.limiter.fail(address)
+            self.limiter.fail(network)
         return who
 
     def no_entrant(self, request: Request, caller: Caller) -> str:

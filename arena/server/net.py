@@ -50,6 +50,22 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
 
+def network_of(address: str, ipv4_prefix: int = 32, ipv6_prefix: int = 64) -> str:
+    """The network an address is counted in: its IPv4 /ipv4_prefix or IPv6 /ipv6_prefix (anything else alone).
+
+    An IPv4 address written as IPv6 (::ffff:a.b.c.d, from a dual-stack socket) counts as the IPv4 one.
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv4Address):
+        return str(ipaddress.IPv4Network((int(ip), ipv4_prefix), strict=False))
+    return str(ipaddress.IPv6Network((int(ip), ipv6_prefix), strict=False))  # int(): a zone (%eth0) is no network
+
+
 def _loopback(address: str) -> bool:
     try:
         return ipaddress.ip_address(address).is_loopback

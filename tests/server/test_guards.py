@@ -12,7 +12,7 @@ from starlette.requests import Request
 from arena.server import ratelimit
 from arena.server.config import server_config_from_data
 from arena.server.draws import draw_setup, game_seed, validation_setups
-from arena.server.net import PEER_KEY, from_this_machine
+from arena.server.net import PEER_KEY, from_this_machine, network_of
 from arena.server.privacy import game_detail, version_detail
 from arena.server.ratelimit import FailureLimiter, RateLimited
 
@@ -49,7 +49,7 @@ def test_an_address_past_its_failures_waits_for_the_window_and_others_do_not() -
 
 
 def test_a_flood_of_fresh_addresses_does_not_grow_the_limiter_without_end(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ratelimit, "MAX_ADDRESSES", 100)
+    monkeypatch.setattr(ratelimit, "MAX_NETWORKS", 100)
     clock = Clock()
     limiter = FailureLimiter(2, 60, clock)
     for number in range(1000):
@@ -60,6 +60,36 @@ def test_a_flood_of_fresh_addresses_does_not_grow_the_limiter_without_end(monkey
     limiter.fail("10.0.3.231")
     with pytest.raises(RateLimited):
         limiter.check("10.0.3.231")
+
+
+def test_failures_count_per_network_ipv4_by_address_ipv6_by_64() -> None:
+    assert network_of("198.51.100.7") == "198.51.100.7/32"
+    assert network_of("::ffff:198.51.100.7") == "198.51.100.7/32"  # IPv4 on a dual-stack socket
+    assert network_of("2001:db8:1:2::1") == network_of("2001:db8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64"
+    assert network_of("2001:db8:1:3::1") == "2001:db8:1:3::/64"
+    assert network_of("fe80::1%eth0") == "fe80::/64"
+    assert network_of("198.51.100.7", ipv4_prefix=24) == "198.51.100.0/24"
+    assert network_of("2001:db8:1:2::1", ipv6_prefix=48) == "2001:db8:1::/48"
+    assert network_of("unknown") == "unknown"  # not an IP (a Unix socket): counted alone
+
+
+def test_rotating_addresses_within_an_ipv6_64_is_held_back_and_the_next_64_is_not() -> None:
+    import ipaddress
+    import random
+
+    clock = Clock()
+    limiter = FailureLimiter(20, 60, clock)
+    draw = random.Random(36)
+    for _ in range(20):  # every guess from a fresh address of one /64
+        address = str(ipaddress.IPv6Address(0x2001_0DB8_0001_0002 << 64 | draw.getrandbits(64)))
+        network = network_of(address)
+        assert network == "2001:db8:1:2::/64"
+        limiter.check(network)
+        limiter.fail(network)
+        clock.now += 1
+    with pytest.raises(RateLimited):
+        limiter.check(network_of("2001:db8:1:2:dead:beef:0:1"))
+    limiter.check(network_of("2001:db8:1:3::1"))  # the neighbouring /64 is someone else
 
 
 @pytest.mark.parametrize("status, detail, shown", [
