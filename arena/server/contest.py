@@ -35,12 +35,16 @@ class Contest:
 
     # --- who is asking ---------------------------------------------------------------------
 
-    def caller(self, request: Request) -> Caller:
-        """The caller by bearer token, else by session cookie (RateLimited: the address must wait)."""
+    def caller(self, request: Request, session: bool = True) -> Caller:
+        """The caller by bearer token, else by session cookie unless session is False (RateLimited: must wait).
+
+        The API's changes take a token only (session=False): a browser adds the session cookie
+        to requests other sites' pages make of it, but never a bearer token by itself.
+        """
         header = request.headers.get("authorization", "")
         if header.lower().startswith("bearer "):
             return self.authenticate(request, header[7:])
-        return self.keys.by_session(request.cookies.get(SESSION_COOKIE))
+        return self.keys.by_session(request.cookies.get(SESSION_COOKIE)) if session else Caller()
 
     def authenticate(self, request: Request, token: str) -> Caller:
         """The caller a token names; one that names nobody counts against the client's network.
@@ -66,6 +70,9 @@ class Contest:
                 return "the admin token is not an entrant's: upload with the entrant's own token"
             return ("this token belongs to no entrant (mistyped, or of a disqualified entrant?); "
                     "each entrant's token is in NAME.token, written by `arena entrants add`")
+        if request.cookies.get(SESSION_COOKIE) and request.method not in ("GET", "HEAD"):
+            return ("the API makes changes with an entrant's token only (Authorization: Bearer TOKEN), "
+                    "not with a browser's session: use the forms of your page")
         return "an entrant's token is needed (Authorization: Bearer TOKEN)"
 
     def owns(self, caller: Caller, entrant: int) -> bool:
