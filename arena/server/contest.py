@@ -30,6 +30,7 @@ class Contest:
         self.keys = Keys(self.db, config.admin_token_file)
         self.engine = Engine(config, self.db)
         self.limiter = FailureLimiter(config.login_failures, config.login_window_s)
+        self.cross_origin_refused = 0  # requests from another origin answered 403 (arena/server/origin.py)
         self.start_engine = start_engine
         self.started = time.time()
 

@@ -12,7 +12,8 @@ from starlette.requests import Request
 from arena.server import ratelimit
 from arena.server.config import server_config_from_data
 from arena.server.draws import draw_setup, game_seed, validation_setups
-from arena.server.net import PEER_KEY, from_this_machine, network_of
+from arena.server.net import PEER_KEY, from_this_machine, network_of, origin_of
+from arena.server.origin import cross_origin
 from arena.server.privacy import game_detail, version_detail
 from arena.server.ratelimit import FailureLimiter, RateLimited
 
@@ -140,6 +141,54 @@ def test_this_machine_is_a_loopback_client_that_no_unknown_proxy_forwarded() -> 
     # A proxy the config does not know, or one that names nobody: someone else's request.
     assert not from_this_machine(request("127.0.0.1", "127.0.0.1", {"X-Forwarded-For": "203.0.113.9"}), ())
     assert not from_this_machine(request("127.0.0.1", "127.0.0.1", {"X-Forwarded-Proto": "https"}), proxies)
+
+
+def posted(headers: dict[str, str], scheme: str = "http") -> Request:
+    scope: dict[str, Any] = {"type": "http", "method": "POST", "path": "/submit", "query_string": b"",
+                             "scheme": scheme, "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 1),
+                             "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+    return Request(scope)
+
+
+def test_origins_are_compared_by_scheme_host_and_port() -> None:
+    assert origin_of("HTTP://Contest.Example.org:80/x?y") == "http://contest.example.org"
+    assert origin_of("https://contest.example.org:443") == "https://contest.example.org"
+    assert origin_of("https://contest.example.org:8443") == "https://contest.example.org:8443"
+    assert origin_of("http://[::1]:8000/") == "http://[::1]:8000"
+    for nothing in ("null", "", "file:///etc/passwd", "http://", "http://a:99999", "javascript:alert(1)",
+                    "http://user@evil.example@contest.example.org"):
+        assert origin_of(nothing) is None, nothing
+
+
+@pytest.mark.parametrize("headers, scheme, trusted, refused", [
+    ({"Host": "127.0.0.1:8000"}, "http", (), False),  # no sign of a page: a script with its token
+    ({"Host": "127.0.0.1:8000", "Origin": "http://127.0.0.1:8000"}, "http", (), False),
+    ({"Host": "127.0.0.1:8000", "Origin": "http://127.0.0.1:8000", "Sec-Fetch-Site": "same-origin"}, "http", (), False),
+    ({"Host": "127.0.0.1:8000", "Sec-Fetch-Site": "none"}, "http", (), False),  # a typed address or bookmark
+    ({"Host": "127.0.0.1:8000", "Referer": "http://127.0.0.1:8000/entrants/ada"}, "http", (), False),
+    ({"Host": "127.0.0.1:8000", "Origin": "http://127.0.0.1:8001"}, "http", (), True),  # the same site, not origin
+    ({"Host": "127.0.0.1:8000", "Origin": "http://evil.example"}, "http", (), True),
+    ({"Host": "127.0.0.1:8000", "Origin": "null"}, "http", (), True),  # a sandboxed frame, a data: page
+    ({"Host": "127.0.0.1:8000", "Sec-Fetch-Site": "cross-site"}, "http", (), True),
+    ({"Host": "127.0.0.1:8000", "Sec-Fetch-Site": "same-site"}, "http", (), True),
+    ({"Host": "127.0.0.1:8000", "Referer": "http://evil.example/"}, "http", (), True),
+    ({"Host": "127.0.0.1:8000", "Referer": "http://127.0.0.1:8000/", "Origin": "http://evil.example"}, "http", (),
+     True),
+    ({"Origin": "http://127.0.0.1:8000"}, "http", (), True),  # no Host: nothing is the server's own origin
+    # Behind an HTTPS proxy that keeps Host: the scheme is the one the proxy says (scope["scheme"]).
+    ({"Host": "contest.example.org", "Origin": "https://contest.example.org"}, "https", (), False),
+    ({"Host": "contest.example.org", "Origin": "http://contest.example.org"}, "https", (), True),
+    # A proxy that rewrites Host: refused until the site's address is trusted.
+    ({"Host": "127.0.0.1:8000", "Origin": "https://contest.example.org"}, "http", (), True),
+    ({"Host": "127.0.0.1:8000", "Origin": "https://contest.example.org"}, "http", ("https://contest.example.org",),
+     False),
+    ({"Host": "127.0.0.1:8000", "Origin": "https://evil.example"}, "http", ("https://contest.example.org",), True),
+])
+def test_a_change_is_refused_when_any_sign_says_another_origin_sent_it(
+        headers: dict[str, str], scheme: str, trusted: tuple[str, ...], refused: bool) -> None:
+    why = cross_origin(posted(headers, scheme), trusted)
+    assert bool(why) == refused, why
+    assert "\n" not in why
 
 
 def test_validation_draws_its_setups_as_the_ladder_does(tmp_path: Path) -> None:
