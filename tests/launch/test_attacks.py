@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
-from arena.launch import sandbox, uids
+from arena.launch import procmask, sandbox, uids
 from arena.launch.botspec import Wire
 from arena.launch.process import Limits
 from arena.launch.sandbox import Sandbox
@@ -321,20 +321,20 @@ def test_keyring_writer_and_a_later_reader_of_another_uid_find_nothing(tmp_path:
     assert pool_key_users() == before  # ...nor any keyring of a bot uid
 
 
-def test_without_the_filter_a_key_outlives_its_bot_and_another_uid_reads_it(
-        tmp_path: Path, mode: Sandbox, unfiltered: None, test_pool: None) -> None:
+def test_without_the_filter_a_key_outlives_its_bot_and_only_the_proc_mask_hides_it_from_another_uid(
+        tmp_path: Path, mode: Sandbox, unfiltered: None, test_pool: None, monkeypatch: pytest.MonkeyPatch) -> None:
     marker = secrets.token_hex(6)
     try:
         result, report = attack(tmp_path, mode, "keyring_write", marker)
         assert "SUCCEEDED" in report and "open to all: ok" in report, report
         assert marker in Path("/proc/keys").read_text()  # outlives the bot
+        honest_bot_unharmed(result)
         with held(report_uid(report)):
             _, read = attack(tmp_path, mode, "keyring_read", marker)
-        if mode == Sandbox.UID:
+            assert "blocked (no arena-collusion" in read, read  # the sandbox's /proc shows no keys
+            monkeypatch.setattr(procmask, "masks", lambda: ())  # the control: the machine's /proc/keys
+            _, read = attack(tmp_path, mode, "keyring_read", marker)
             assert "SUCCEEDED" in read and "colluder here" in read, read
-        else:  # bwrap's /proc shows no keys even without the filter
-            assert "blocked (no arena-collusion" in read, read
-        honest_bot_unharmed(result)
     finally:
         forget_keys(marker)
 
