@@ -287,6 +287,8 @@ def python_paths() -> tuple[str, ...]:
         real = os.path.realpath(path)
         if project == real or project.startswith(real.rstrip("/") + "/") or real == "/":
             continue  # the project root itself, or a folder holding it
+        if real in BUDGET_LINKS:
+            continue  # a scratch place (/tmp holding a script run from there) is each bot's own
         if _inside(real, [project]) and not _inside(real, [sys.prefix, sys.base_prefix]):
             continue  # inside the project: only its packages and its virtualenv are shown
         kept.add(real)
