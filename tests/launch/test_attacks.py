@@ -379,6 +379,24 @@ def test_the_same_calls_work_without_a_sandbox_so_the_probe_can_see_them(tmp_pat
     honest_bot_unharmed(result)
 
 
+LOCKS_REFUSED = {"flock": "ENOLCK", "getlk": "ENOLCK", "setlk": "ENOLCK", "ofd_getlk": "ENOLCK", "ofd_setlk": "ENOLCK",
+                 "setlease": "ENOLCK", "dnotify": "EPERM", "inotify_init1": "EPERM", "fanotify_init": "EPERM"}
+
+
+def test_no_lock_and_no_watch_on_a_file(tmp_path: Path, mode: Sandbox) -> None:
+    result, report = attack(tmp_path, mode, "lock_probe")
+    results = probe_results(report)
+    assert {name: results[name] for name in LOCKS_REFUSED} == LOCKS_REFUSED, report
+    assert results.get("inotify_init", "EPERM") == "EPERM", report
+    honest_bot_unharmed(result)
+
+
+def test_locks_and_watches_work_without_a_sandbox_so_the_probe_can_see_them(tmp_path: Path) -> None:
+    result, report = attack(tmp_path, Sandbox.NONE, "lock_probe")
+    assert set(probe_results(report).values()) == {"ok"}, report
+    honest_bot_unharmed(result)
+
+
 def test_proc_shows_no_keys_and_no_cpu_counters_of_the_machine(tmp_path: Path) -> None:
     needs_root()
     require("bwrap")
