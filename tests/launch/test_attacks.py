@@ -194,11 +194,10 @@ def test_fork_bomb_is_stopped_at_the_process_limit(tmp_path: Path, mode: Sandbox
     assert bot_uid_processes(b"fork_bomb") == [], "a process of the fork bomb survived the match"
 
 
-def test_disk_filler_is_stopped_at_one_budget_for_all_places_and_the_host_disk_is_unchanged(tmp_path: Path) -> None:
-    needs_root()
-    require("bwrap")
+def test_disk_filler_is_stopped_at_one_budget_for_all_places_and_the_host_disk_is_unchanged(
+        tmp_path: Path, mode: Sandbox) -> None:
     before = shutil.disk_usage(tempfile.gettempdir()).used
-    result, report = attack(tmp_path, Sandbox.BWRAP, "fill_disk", "8192")
+    result, report = attack(tmp_path, mode, "fill_disk", "8192")
     assert "blocked" in report, report
     places = dict(part.rsplit(" ", 1) for part in report.split(": ", 2)[2].rstrip(")").split(", "))
     assert len(places) == 4, report  # the work directory (also HOME and TMPDIR), /tmp, /var/tmp, /dev/shm
@@ -397,10 +396,8 @@ def test_locks_and_watches_work_without_a_sandbox_so_the_probe_can_see_them(tmp_
     honest_bot_unharmed(result)
 
 
-def test_proc_shows_no_keys_and_no_cpu_counters_of_the_machine(tmp_path: Path) -> None:
-    needs_root()
-    require("bwrap")
-    result, report = attack(tmp_path, Sandbox.BWRAP, "proc_read")
+def test_proc_shows_no_keys_and_no_cpu_counters_of_the_machine(tmp_path: Path, mode: Sandbox) -> None:
+    result, report = attack(tmp_path, mode, "proc_read")
     assert "blocked (host data in []" in report, report
     cpus = [line for line in Path("/proc/stat").read_text().splitlines() if line[:3] == "cpu" and line[3:4].isdigit()]
     assert f"; {len(cpus)} cpu lines;" in report, report  # runtimes counting CPUs there still count right
@@ -409,12 +406,10 @@ def test_proc_shows_no_keys_and_no_cpu_counters_of_the_machine(tmp_path: Path) -
     assert "SUCCEEDED" in report and "'stat'" in report, report
 
 
-def test_scratch_places_work_and_share_one_budget(tmp_path: Path, public_dir: Path) -> None:
-    needs_root()
-    require("bwrap")
+def test_scratch_places_work_and_share_one_budget(tmp_path: Path, public_dir: Path, mode: Sandbox) -> None:
     probe = public_dir / "scratch.py"
     probe.write_text(
-        "import os, sys, tempfile, multiprocessing as mp\n"
+        "import os, sys, tempfile, sqlite3, multiprocessing as mp\n"
         "from multiprocessing import shared_memory\n"
         "memory = shared_memory.SharedMemory(create=True, size=4096); memory.buf[0] = 7; memory.close()\n"
         "memory.unlink()\n"
@@ -424,12 +419,25 @@ def test_scratch_places_work_and_share_one_budget(tmp_path: Path, public_dir: Pa
         "places = [os.getcwd(), os.environ['HOME'], name, '/tmp', '/var/tmp', '/dev/shm']\n"
         "print('SCRATCH', *sorted({os.statvfs(p).f_fsid for p in places}), *(os.path.realpath(p) for p in places),"
         " file=sys.stderr, flush=True)\n"
+        # SQLite locks its files: without locks, a database in memory, or a file opened with nolock=1.
+        "sqlite3.connect(':memory:').execute('create table t (x)')\n"
+        "sqlite3.connect('file:own.db?nolock=1', uri=True).execute('create table t (x)')\n"
+        "try:\n"
+        "    sqlite3.connect('locked.db').execute('create table t (x)'); answer = 'ok'\n"
+        "except sqlite3.Error as exc:\n"
+        "    answer = str(exc)\n"
+        "print('SQLITE', answer, file=sys.stderr, flush=True)\n"
         + (FIXTURES / "stdiobot.py").read_text())
     probe.chmod(0o644)
     log = tmp_path / "m.msgpack"
-    result, _ = run("blocking", [f"stdio:{SYSTEM_PYTHON} {probe}", "random"], BOARD, log=log, sandbox=Sandbox.BWRAP)
+    result, _ = run("blocking", [f"stdio:{SYSTEM_PYTHON} {probe}", victim(mode)], BOARD, log=log, sandbox=mode)
     honest_bot_unharmed(result)
-    line = next((l for l in read_log(log).output[0].splitlines() if l.startswith("SCRATCH")), "")
+    output = read_log(log).output[0].splitlines()
+    line = next((l for l in output if l.startswith("SCRATCH")), "")
     words = line.split()
     assert len(words) == 8, line  # one file system for all six places
-    assert all(path.startswith("/box/") for path in words[2:]), line
+    if mode == Sandbox.BWRAP:
+        assert all(path.startswith("/box/") for path in words[2:]), line
+    else:
+        assert words[-3:] == ["/tmp", "/var/tmp", "/dev/shm"] and words[2].startswith("/tmp/"), line
+    assert "SQLITE database is locked" in output, output

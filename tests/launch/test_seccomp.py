@@ -173,8 +173,28 @@ def test_uid_mode_loads_the_filter_as_root_after_unshare_and_before_setpriv() ->
         assert argv[wrapper + 1:wrapper + 3] == [str(fds[0]), "--"] and argv[wrapper - 2:wrapper] == ["-I", "-S"]
         order = [argv.index(word) for word in ("unshare", str(sandbox.FILTER_EXEC), "setpriv", "prlimit", "bot")]
         assert order == sorted(order), argv
+        assert argv[:argv.index("--")] == list(sandbox.UNSHARE) and str(sandbox.UID_BOX) not in argv
     with pytest.raises(OSError):
         os.fstat(fds[0])  # the arena's copy is closed once the chain has started
+
+
+def test_uid_mode_builds_its_box_in_unshare_s_namespaces_before_the_filter() -> None:
+    isolation = Isolation(Sandbox.UID, True, "uid", syscall_filter=True, box=True)
+    plan = ChainPlan(command=("bot",), isolation=isolation, workdir="/tmp/w", uid=60123, disk_mb=64,
+                     endpoint="ipc:///tmp/arena-hub-x/seat1.sock")
+    with launch_chain(plan) as (argv, fds):
+        assert argv[:argv.index("--")] == [*sandbox.UNSHARE, "--mount", "--pid"]
+        order = [argv.index(word) for word in ("unshare", str(sandbox.UID_BOX), str(sandbox.FILTER_EXEC), "setpriv",
+                                               "bot")]
+        assert order == sorted(order), argv
+        box = argv[argv.index(str(sandbox.UID_BOX)) + 1:argv.index(str(sandbox.FILTER_EXEC)) - 4]  # to "--"
+        options = [(box[i], box[i + 1]) for i in range(0, len(box), 2)]
+        assert {("--work", "/tmp/w"), ("--owner", "60123"), ("--size", str(64 << 20)),
+                ("--writable", "/tmp/arena-hub-x/seat1.sock"), ("--keep", str(sandbox.PROJECT_ROOT))} <= set(options)
+        masks = dict(value.split(":") for option, value in options if option == "--mask")
+        assert {"/proc/keys", "/proc/locks", "/proc/stat"} <= set(masks.values())
+        filter_fd = argv[argv.index(str(sandbox.FILTER_EXEC)) + 1]
+        assert {int(filter_fd), *(int(fd) for fd in masks)} == set(fds)
     plan = replace(plan, isolation=Isolation(Sandbox.BWRAP, True, "bwrap", syscall_filter=True))
     with launch_chain(plan) as (argv, fds):
         seccomp_fd = argv[argv.index("--seccomp") + 1]
