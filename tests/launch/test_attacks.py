@@ -241,10 +241,12 @@ def test_doctor_reports_the_machine() -> None:
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     for key in ("bubblewrap:", "cgroup v2:", "cgroup v1 pids:", "uid pool:", "modes:", "  auto ", "  none ",
-                "system-call filter:"):
+                "system-call filter:", "locks and watches on shared files:", "uid mode's own places:"):
         assert key in done.stdout, done.stdout
     if os.geteuid() == 0 and shutil.which("bwrap"):
         assert "system-call filter: active in bwrap and uid" in done.stdout, done.stdout
+        assert "locks and watches on shared files: refused in bwrap and uid" in done.stdout, done.stdout
+        assert "uid mode's own places: /tmp, /var/tmp and /dev/shm of the disk budget" in done.stdout, done.stdout
         assert "behind a system-call filter" in done.stdout.split("  auto ")[1].splitlines()[0], done.stdout
 
 

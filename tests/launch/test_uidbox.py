@@ -103,3 +103,24 @@ def test_a_machine_without_the_box_is_said_in_uid_mode_s_note(monkeypatch: pytes
     finally:
         sandbox.resolve_sandbox.cache_clear()
         sandbox.box_problem.cache_clear()
+
+
+def test_doctor_says_what_bots_share_where_the_box_or_the_filter_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    needs_root()
+    from arena.cli import doctor
+    from arena.launch import seccomp
+
+    for cached in (sandbox.resolve_sandbox, sandbox.box_problem, sandbox.filter_problem):
+        cached.cache_clear()
+    monkeypatch.setattr(sandbox, "UID_BOX", Path("/nonexistent/uidbox.py"))
+    monkeypatch.setattr(seccomp, "supported", lambda machine=None: "the kernel has no seccomp (switched off)")
+    try:
+        lines = doctor.report()
+    finally:
+        for cached in (sandbox.resolve_sandbox, sandbox.box_problem, sandbox.filter_problem):
+            cached.cache_clear()
+    assert "locks and watches on shared files: open between bots (no system-call filter loads here); arena serve " \
+           "refuses such a sandbox without --insecure" in lines, lines
+    shared = [line for line in lines if line.startswith("uid mode's own places: unavailable (")]
+    assert shared and shared[0].endswith("its bots share /tmp, /var/tmp, /dev/shm and /proc (arena serve uses bwrap "
+                                         "only)"), lines
