@@ -53,9 +53,12 @@ def _fail(why: str) -> None:
     os._exit(EXIT_LAUNCH_FAILED)
 
 
+def _bytes(text: str | None) -> bytes | None:
+    return text.encode() if text is not None else None
+
+
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    encode = (lambda text: text.encode() if text is not None else None)
-    if LIBC.mount(encode(source), encode(target), encode(fstype), ctypes.c_ulong(flags), encode(data)) != 0:
+    if LIBC.mount(_bytes(source), _bytes(target), _bytes(fstype), ctypes.c_ulong(flags), _bytes(data)) != 0:
         raise BoxError(f"mount {fstype or source} on {target}: {os.strerror(ctypes.get_errno())}")
 
 

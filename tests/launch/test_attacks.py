@@ -435,7 +435,7 @@ def test_scratch_places_work_and_share_one_budget(tmp_path: Path, public_dir: Pa
     result, _ = run("blocking", [f"stdio:{SYSTEM_PYTHON} {probe}", victim(mode)], BOARD, log=log, sandbox=mode)
     honest_bot_unharmed(result)
     output = read_log(log).output[0].splitlines()
-    line = next((l for l in output if l.startswith("SCRATCH")), "")
+    line = next((text for text in output if text.startswith("SCRATCH")), "")
     words = line.split()
     assert len(words) == 8, line  # one file system for all six places
     if mode == Sandbox.BWRAP:

@@ -59,13 +59,13 @@ def last_report(output: str, role: str) -> dict:
     return json.loads(lines[-1].split(" ", 2)[2])
 
 
-def series(tmp_path: Path, mode: Sandbox, secret: str, opponent: str, seeds: tuple[int, ...] = SEEDS) -> Record:
+def series(tmp_path: Path, where: Sandbox, secret: str, opponent: str, seeds: tuple[int, ...] = SEEDS) -> Record:
     """The thrower (seat 0, moving first) against a star with the opponent's secret, once per seed."""
     record = Record()
     for seed in seeds:
         log = tmp_path / f"{opponent}-{seed}.msgpack"
         result, _ = run("blocking", [colluder("thrower", secret), colluder("star", opponent)], BOARD, seed=seed,
-                        log=log, sandbox=mode)
+                        log=log, sandbox=where)
         assert result.offender is None and result.reason == "blocked", (result.reason, result.detail)
         output = read_log(log).output
         thrower = last_report(output[0], "thrower")
@@ -76,16 +76,16 @@ def series(tmp_path: Path, mode: Sandbox, secret: str, opponent: str, seeds: tup
     return record
 
 
-def partner_and_stranger(tmp_path: Path, mode: Sandbox, seeds: tuple[int, ...] = SEEDS) -> tuple[Record, Record]:
+def partner_and_stranger(tmp_path: Path, where: Sandbox, seeds: tuple[int, ...] = SEEDS) -> tuple[Record, Record]:
     secret = f"pair-{secrets.token_hex(4)}"
-    return (series(tmp_path, mode, secret, secret, seeds),
-            series(tmp_path, mode, secret, f"other-{secrets.token_hex(4)}", seeds))
+    return (series(tmp_path, where, secret, secret, seeds),
+            series(tmp_path, where, secret, f"other-{secrets.token_hex(4)}", seeds))
 
 
-def against_partner(tmp_path: Path, mode: Sandbox) -> Record:
+def against_partner(tmp_path: Path, where: Sandbox) -> Record:
     """A control: the thrower against its partner, one game."""
     secret = f"pair-{secrets.token_hex(4)}"
-    return series(tmp_path, mode, secret, secret, CONTROL)
+    return series(tmp_path, where, secret, secret, CONTROL)
 
 
 @pytest.fixture
@@ -112,7 +112,7 @@ def test_without_a_sandbox_the_thrower_finds_its_partner_on_every_channel_and_th
 
 
 def test_in_the_sandbox_the_thrower_loses_to_its_partner_no_more_often_than_to_a_stranger(
-        tmp_path: Path, mode: Sandbox) -> None:
+        tmp_path: Path, mode: Sandbox) -> None:  # noqa: F811
     partner, stranger = partner_and_stranger(tmp_path, mode)
     assert partner.losses <= stranger.losses, (partner, stranger)
     assert partner.losses == stranger.losses == 0 and partner.found == stranger.found == set(), (partner, stranger)
@@ -160,7 +160,8 @@ def lock_held_by_the_machine() -> Iterator[int]:
         os.close(fd)
 
 
-def test_proc_locks_shows_a_bot_no_lock_of_others(tmp_path: Path, mode: Sandbox, lock_held_by_the_machine: int,
+def test_proc_locks_shows_a_bot_no_lock_of_others(tmp_path: Path, mode: Sandbox,  # noqa: F811
+                                                  lock_held_by_the_machine: int,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     offset = str(lock_held_by_the_machine)
     result, report = attack(tmp_path, mode, "proc_locks", offset)
