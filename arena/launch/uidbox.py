@@ -10,6 +10,7 @@ namespace). It forks the namespace's first process, which
    scratch ones (`/run/lock`, say);
 2. mounts a /proc of its pid namespace (no other process in it) and binds the neutral
    stand-ins of arena.launch.procmask, read from descriptors, over the machine-wide files;
+   hides /sys (other bots' cgroup files are readable there) under an empty read-only tmpfs;
 3. mounts one tmpfs of the disk budget and shows folders of it at `/tmp`, `/var/tmp` and
    `/dev/shm`, the bot's working directory among them (or bound over its path elsewhere);
 4. binds back, at their own paths, what the bot needs that lay under those places (its ipc
@@ -140,6 +141,9 @@ def build(size: int | None, work: str, owner: int, keep: list[str], writable: li
             for path in sorted(set(keep) | set(writable)) if os.path.exists(path)]
     _read_only("/", recursive=True)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    # Every bot's cgroup files (its processes, memory, CPU time) are world-readable in /sys: none
+    # is shown, as bwrap shows no /sys.
+    _mount("arena-no-sys", "/sys", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555")
     _mount("arena-box", BOX, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0755{f',size={size}' if size else ''}")
     for name in PLACES.values():
         os.mkdir(f"{BOX}/{name}")

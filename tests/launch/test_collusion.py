@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.launch import procmask, sandbox
+from arena.launch import cgroups, procmask, sandbox
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import read_log
 from tests.helpers import FIXTURES, require, run
@@ -170,3 +170,18 @@ def test_proc_locks_shows_a_bot_no_lock_of_others(tmp_path: Path, mode: Sandbox,
     monkeypatch.setattr(procmask, "masks", lambda: ())  # the control: the kernel's own /proc/locks
     _, report = attack(tmp_path, mode, "proc_locks", offset)
     assert report.endswith(f"1 at offset {offset})") and "SUCCEEDED" in report, report
+
+
+def test_a_bot_reads_no_cgroup_file_of_another_bot(tmp_path: Path, mode: Sandbox) -> None:  # noqa: F811
+    result, report = attack(tmp_path, mode, "cgroup_spy")
+    assert report.endswith("blocked (read 0 cgroup files of other bots)"), report
+    assert result.offender is None, (result.reason, result.detail)
+
+
+def test_uid_mode_without_its_box_shows_other_bots_cgroup_files(tmp_path: Path, unboxed: None) -> None:
+    if cgroups.v2_base() is None and cgroups.v1_base("pids") is None:
+        if os.environ.get("CI"):
+            pytest.fail("no writable cgroup hierarchy under CI")
+        pytest.skip("no writable cgroup hierarchy: bots have no cgroup files to read")
+    _, report = attack(tmp_path, Sandbox.UID, "cgroup_spy")
+    assert "SUCCEEDED (read" in report, report  # the other seat's, at least
