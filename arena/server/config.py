@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from arena.games import UnknownGame, get_game
 from arena.launch.plugins import bots_for
-from arena.launch.sandbox import Sandbox, resolve_sandbox
+from arena.launch.sandbox import Sandbox, filter_problem, resolve_sandbox
 from arena.match.remote import DEFAULT_GRACE_MS
 from arena.server.net import origin_of
 from arena.tournament.config import Checker, ConfigError, TournamentConfig, config_from_data
@@ -154,13 +154,18 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
     tournament = config_from_data(tdata, base=base, source=source)
     if tournament.players != 2:
         raise check.fail("game", f"the ladder pairs two bots; {game} needs {tournament.players}")
-    mode = resolve_sandbox(tournament.sandbox).mode
+    isolation = resolve_sandbox(tournament.sandbox)
+    mode = isolation.mode
     if mode == Sandbox.NONE and not insecure:
         raise check.fail("sandbox", "the server runs untrusted code and needs a sandbox (bwrap: apt-get install "
                                     "bubblewrap); start with --insecure to run it without one")
     if mode == Sandbox.UID:
         raise check.fail("sandbox", "the server builds submissions in bwrap (apt-get install bubblewrap); "
                                     "uid alone is not enough (or --insecure with sandbox = \"none\")")
+    if mode != Sandbox.NONE and not isolation.syscall_filter and not insecure:
+        raise check.fail("sandbox", f"{mode} has no system-call filter here ({filter_problem(mode)}): bots that run at "
+                                    "the same time could signal each other through locks and watches on shared files "
+                                    "(arena doctor); start with --insecure to run it anyway")
     server = check.table(data.get("server", {}), "server")
     check.keys(server, SERVER_KEYS, "server")
     directory = (base / check.string(data.get("directory", f"{tournament.name}-server"), "directory")).resolve()

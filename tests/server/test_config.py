@@ -10,6 +10,7 @@ import pytest
 from arena.server.config import load_server_config
 from arena.server.contest import check_private
 from arena.tournament.config import ConfigError
+from tests.helpers import require
 
 
 def error(tmp_path: Path, text: str, insecure: bool = False) -> str:
@@ -61,6 +62,24 @@ def test_no_sandbox_needs_insecure(tmp_path: Path) -> None:
     assert "--insecure" in error(tmp_path, 'game = "blocking"\nsandbox = "none"\n')
     path = tmp_path / "contest.toml"
     assert load_server_config(path, insecure=True).tournament.sandbox == "none"
+
+
+def test_a_sandbox_without_its_system_call_filter_needs_insecure(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    require("bwrap")
+    from arena.launch import sandbox, seccomp
+
+    sandbox.resolve_sandbox.cache_clear()
+    sandbox.filter_problem.cache_clear()
+    monkeypatch.setattr(seccomp, "supported", lambda machine=None: "the kernel has no seccomp (switched off)")
+    try:
+        why = error(tmp_path, 'game = "blocking"\nsandbox = "bwrap"\n')
+        assert "sandbox: bwrap has no system-call filter here (the kernel has no seccomp (switched off))" in why, why
+        assert "locks and watches on shared files" in why and "--insecure" in why, why
+        assert load_server_config(tmp_path / "contest.toml", insecure=True).tournament.sandbox == "bwrap"
+    finally:
+        sandbox.resolve_sandbox.cache_clear()
+        sandbox.filter_problem.cache_clear()
 
 
 def test_contest_games_are_anonymous_unless_the_config_says(tmp_path: Path) -> None:
