@@ -172,7 +172,7 @@ def box_args(plan: ChainPlan) -> list[str]:
     if plan.disk_mb:
         args += ["--size", str(plan.disk_mb * 2**20)]
     socket = [plan.endpoint[len("ipc://"):]] if plan.endpoint.startswith("ipc://") else []
-    keep = sorted({*python_paths(), str(PROJECT_ROOT), *plan.readable, *filter(None, [plan.own_folder])})
+    keep = sorted({*public_code(), str(PROJECT_ROOT), *plan.readable, *filter(None, [plan.own_folder])})
     args += [word for path in keep for word in ("--keep", path)]
     args += [word for path in (*plan.writable, *socket) for word in ("--writable", path)]
     args += [word for fd, dest in plan.mask_fds for word in ("--mask", f"{fd}:{dest}")]
