@@ -33,7 +33,14 @@ _PROP_SIZE = struct.Struct(">I")
 
 
 class ZmtpError(ValueError):
-    """The peer's bytes break ZMTP 3 (or ask for a mechanism or socket type this end does not speak)."""
+    """The peer's bytes break ZMTP 3 (or ask for a mechanism or socket type this end does not speak).
+
+    Raised by Decoder.feed, `events` holds what the bytes before the breach completed in that call.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.events: list[tuple[str, Any]] = []  # filled in by Decoder.feed
 
 
 def greeting(as_server: bool = False) -> bytes:
@@ -103,8 +110,10 @@ class Decoder:
     """Turns a connection's bytes into its greeting, commands and messages, under hard limits.
 
     feed() returns the events of the bytes fed so far, in order: ("ready", properties),
-    ("ping", context) or ("message", [frames]). Bytes that break ZMTP raise ZmtpError; the
-    connection is then beyond repair.
+    ("ping", context) or ("message", [frames]). Bytes that break ZMTP raise ZmtpError, carrying
+    the events completed before them; the connection is then beyond repair, and every later
+    feed raises it again. However a stream is cut into feeds, the events and the error are
+    those of the whole stream fed at once.
     """
 
     def __init__(self, socket_type: bytes, max_message: int) -> None:
@@ -116,20 +125,39 @@ class Decoder:
         self.peer_type = b""
         self._frames: list[bytes] = []
         self._size = 0
+        self._error: ZmtpError | None = None
+        # Whether the next feed may take the hot path: ready, no bytes or frames pending, no
+        # error, and every short frame within the size limit.
+        self._fast = False
 
     def feed(self, data: bytes) -> list[tuple[str, Any]]:
-        """Take in bytes; return the events they complete."""
-        buffer = self.buffer
-        if not buffer and self.ready and len(data) >= 2 and not data[0] & (LONG | COMMAND | MORE) \
-                and data[1] + 2 == len(data):
-            return [("message", [data[2:]])]  # the hot path: exactly one short single-frame message
-        buffer += data
+        """Take in bytes; return the events they complete (ZmtpError, with the events before it, for a breach)."""
+        if self._fast and len(data) >= 2 and data[0] == 0 and data[1] + 2 == len(data):
+            # The hot path: exactly one short single-frame message (flags 0: no MORE, LONG, COMMAND
+            # or reserved bit), with nothing pending before it.
+            return [("message", [data[2:]])]
+        if self._error is not None:
+            raise ZmtpError(str(self._error))
         events: list[tuple[str, Any]] = []
+        try:
+            self._decode(data, events)
+        except ZmtpError as exc:
+            exc.events = events
+            self._error = exc
+            self._fast = False
+            raise
+        self._fast = self.ready and not self._frames and not self.buffer and self.max_message >= 255
+        return events
+
+    def _decode(self, data: bytes, events: list[tuple[str, Any]]) -> None:
+        """Append the events the buffered bytes and data complete; ZmtpError at the first breach."""
+        buffer = self.buffer
+        buffer += data
         if not self.greeted:
             if len(buffer) < GREETING_BYTES:
                 if buffer and (buffer[0] != 0xFF or (len(buffer) >= 10 and buffer[9] & 1 != 1)):
                     raise ZmtpError("not a ZMTP greeting")  # early: a stranger's bytes are not awaited
-                return events
+                return
             check_greeting(bytes(buffer[:GREETING_BYTES]))
             del buffer[:GREETING_BYTES]
             self.greeted = True
@@ -172,7 +200,6 @@ class Decoder:
             events.append(("message", self._frames))
             self._frames, self._size = [], 0
         del buffer[:at]
-        return events
 
     def _command(self, body: bytes, flags: int) -> tuple[str, Any] | None:
         if flags & MORE:

@@ -1,0 +1,129 @@
+"""ZMTP as the SDK and the referee speak it (protocol/zmtp.py): one verdict however the bytes arrive."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol import zmtp
+
+HANDSHAKE = zmtp.greeting() + zmtp.ready(b"DEALER")  # what a DEALER sends first, as a ROUTER's decoder reads it
+MOVE = msgpack.packb({"type": "move", "seq": 2, "move": [3, 4]})
+
+Verdict = tuple[list[tuple[str, Any]], str | None]
+
+
+def verdict(chunks: list[bytes], max_message: int = 1 << 20) -> Verdict:
+    """The events a fresh ROUTER decoder gives for chunks fed one by one, and its error (None when none)."""
+    decoder = zmtp.Decoder(b"ROUTER", max_message)
+    events: list[tuple[str, Any]] = []
+    for chunk in chunks:
+        try:
+            events += decoder.feed(chunk)
+        except zmtp.ZmtpError as exc:
+            return events + exc.events, str(exc)
+    return events, None
+
+
+def ready_decoder(max_message: int = 1 << 20) -> zmtp.Decoder:
+    decoder = zmtp.Decoder(b"ROUTER", max_message)
+    assert [kind for kind, _ in decoder.feed(HANDSHAKE)] == ["ready"]
+    return decoder
+
+
+# --- one verdict however the stream is split ----------------------------------------------
+
+
+def test_reserved_flag_bits_are_refused_in_one_write_as_in_two() -> None:
+    framed = bytes((0x08, len(MOVE))) + MOVE  # a short frame with a reserved flag bit set
+    for chunks in ([framed], [framed[:1], framed[1:]], [framed[:5], framed[5:]]):
+        with pytest.raises(zmtp.ZmtpError, match="frame flags 0x08"):
+            decoder = ready_decoder()
+            for chunk in chunks:
+                decoder.feed(chunk)
+    assert verdict([HANDSHAKE, framed]) == verdict([HANDSHAKE + framed]) == verdict([bytes((byte,)) for byte in HANDSHAKE + framed])
+
+
+def test_a_more_frame_then_the_move_is_one_two_frame_message_in_one_write_or_two() -> None:
+    first, move = zmtp.frame(b"x", more=True), zmtp.frame(MOVE)
+    whole = ready_decoder().feed(first + move)
+    decoder = ready_decoder()
+    split = decoder.feed(first) + decoder.feed(move)
+    assert whole == split == [("message", [b"x", MOVE])]
+    # Nothing is left over to stick to the next message.
+    assert decoder.feed(move) == [("message", [MOVE])]
+
+
+def test_the_fast_path_keeps_the_size_limit_of_a_small_decoder() -> None:
+    framed = zmtp.frame(b"y" * 40)
+    for chunks in ([framed], [framed[:3], framed[3:]]):
+        decoder = ready_decoder(max_message=16)
+        with pytest.raises(zmtp.ZmtpError, match="more than 16 bytes"):
+            for chunk in chunks:
+                decoder.feed(chunk)
+
+
+def test_an_error_carries_the_events_before_it_and_the_decoder_stays_broken() -> None:
+    decoder = ready_decoder()
+    with pytest.raises(zmtp.ZmtpError, match="frame flags 0x40") as caught:
+        decoder.feed(zmtp.frame(MOVE) + zmtp.command(b"PING", b"\x00\x00ctx") + b"\x40\x01z" + zmtp.frame(MOVE))
+    assert caught.value.events == [("message", [MOVE]), ("ping", b"ctx")]
+    for later in (zmtp.frame(MOVE), b""):  # a broken stream is read no further, even by the fast path
+        with pytest.raises(zmtp.ZmtpError, match="frame flags 0x40") as again:
+            decoder.feed(later)
+        assert again.value.events == []
+
+
+def every_split(stream: bytes) -> Iterator[list[bytes]]:
+    """The stream in one write, byte by byte, and cut once at every place."""
+    yield [stream]
+    yield [stream[i:i + 1] for i in range(len(stream))]
+    for cut in range(1, len(stream)):
+        yield [stream[:cut], stream[cut:]]
+
+
+STREAMS = {
+    "messages": HANDSHAKE + zmtp.frame(MOVE) + zmtp.frame(b"a" * 300) + zmtp.frame(MOVE),
+    "multi_frame": HANDSHAKE + zmtp.frame(b"x", more=True) + zmtp.frame(MOVE) + zmtp.frame(MOVE),
+    "reserved_bits": HANDSHAKE + zmtp.frame(MOVE) + bytes((0x10, 2)) + b"ab",
+    "too_many_frames": HANDSHAKE + zmtp.frame(b"", more=True) * zmtp.MAX_FRAMES + zmtp.frame(MOVE),
+    "command_marked_more": HANDSHAKE + bytes((zmtp.COMMAND | zmtp.MORE, 5)) + b"\x04PING",
+    "message_before_ready": zmtp.greeting() + zmtp.frame(MOVE),
+    "stranger": b"GET / HTTP/1.0\r\n\r\n",
+    "pings": HANDSHAKE + zmtp.command(b"PING", b"\x00\x10abc") + zmtp.frame(MOVE) + zmtp.command(b"PONG"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STREAMS))
+def test_every_split_of_a_stream_gives_the_one_write_verdict(name: str) -> None:
+    stream = STREAMS[name]
+    whole = verdict([stream])
+    for chunks in every_split(stream):
+        assert verdict(chunks) == whole, [len(c) for c in chunks]
+
+
+PIECES = st.sampled_from([
+    zmtp.frame(MOVE), zmtp.frame(MOVE, more=True), zmtp.frame(b""), zmtp.frame(b"z" * 260),
+    zmtp.frame(b"z" * 260, more=True), zmtp.command(b"PING", b"\x00\x05ping"), zmtp.command(b"PONG"),
+    bytes((0x08, 1)) + b"q", bytes((0x81, 0)), bytes((zmtp.COMMAND | zmtp.MORE, 0)),
+    bytes((zmtp.LONG, 0, 0, 0, 0, 0, 0, 0, 3)) + b"abc", bytes((zmtp.LONG,)) + (1 << 40).to_bytes(8, "big"),
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(PIECES, max_size=12), aligned=st.booleans(), cuts=st.lists(st.integers(0, 4000)),
+       max_message=st.sampled_from([8, 64, 1 << 20]))
+def test_random_streams_in_random_writes_give_the_one_write_verdict(
+        pieces: list[bytes], aligned: bool, cuts: list[int], max_message: int) -> None:
+    stream = HANDSHAKE + b"".join(pieces)
+    if aligned:  # a writer's writes, frame by frame: the decoder's fast path
+        chunks = [HANDSHAKE, *pieces]
+    else:
+        at = sorted({0, len(stream), *(cut % (len(stream) + 1) for cut in cuts)})
+        chunks = [stream[a:b] for a, b in zip(at, at[1:])]
+    assert verdict(chunks, max_message) == verdict([stream], max_message)
