@@ -1,12 +1,18 @@
-"""ZMTP as the SDK and the referee speak it (protocol/zmtp.py): one verdict however the bytes arrive."""
+"""ZMTP as the SDK and the referee speak it (protocol/zmtp.py): one verdict however the bytes arrive,
+and the SDK's Dealer against a real libzmq ROUTER (pyzmq) over ipc://."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import msgpack
 import pytest
+import zmq
+import zmq.utils.monitor
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -127,3 +133,153 @@ def test_random_streams_in_random_writes_give_the_one_write_verdict(
         at = sorted({0, len(stream), *(cut % (len(stream) + 1) for cut in cuts)})
         chunks = [stream[a:b] for a, b in zip(at, at[1:])]
     assert verdict(chunks, max_message) == verdict([stream], max_message)
+
+
+# --- the SDK's Dealer against libzmq's ROUTER ---------------------------------------------
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+class Router:
+    """A libzmq ROUTER bound at an ipc:// endpoint, watched by a monitor for its connections' ends."""
+
+    def __init__(self, folder: Path, **options: int) -> None:
+        self.context = zmq.Context()
+        self.sock = self.context.socket(zmq.ROUTER)
+        self.sock.linger = 0
+        for name, value in options.items():
+            self.sock.setsockopt(getattr(zmq, name), value)
+        self.monitor = self.sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED)
+        self.endpoint = f"ipc://{folder}/router.sock"
+        self.sock.bind(self.endpoint)
+
+    def event(self, timeout_ms: int = 5000) -> int:
+        """The next monitor event's number (zmq.EVENT_*)."""
+        assert self.monitor.poll(timeout_ms), "no monitor event"
+        return zmq.utils.monitor.recv_monitor_message(self.monitor)["event"]
+
+    def recv(self, timeout_ms: int = 5000) -> list[bytes]:
+        assert self.sock.poll(timeout_ms), "nothing from the Dealer"
+        return self.sock.recv_multipart()
+
+    def close(self) -> None:
+        self.monitor.close(linger=0)
+        self.sock.close(linger=0)
+        self.context.term()
+
+
+@pytest.fixture
+def router(tmp_path: Path) -> Iterator[Router]:
+    made = Router(tmp_path)
+    yield made
+    made.close()
+
+
+def connected(endpoint: str) -> zmtp.Dealer:
+    """The SDK's Dealer, connected (its constructor waits for the ROUTER's READY)."""
+    return zmtp.Dealer(endpoint, connect_timeout_s=5)
+
+
+def test_the_dealer_passes_libzmqs_handshake_and_messages_go_both_ways(router: Router) -> None:
+    dealer = connected(router.endpoint)
+    assert dealer.decoder.ready and dealer.decoder.peer_type == b"ROUTER"
+    assert router.event() == zmq.EVENT_HANDSHAKE_SUCCEEDED
+    dealer.send(MOVE)
+    assert router.sock.poll(5000)
+    identity, first = router.sock.recv_multipart(copy=False)
+    assert first.bytes == MOVE and first.get("Socket-Type") == "DEALER"  # the Dealer's READY, as libzmq read it
+    identity = identity.bytes  # libzmq named the connection itself (the Dealer offers no id)
+    for body in (b"", b"turn", MOVE * 3):
+        router.sock.send_multipart([identity, body])
+        assert dealer.recv() == body
+    router.sock.send_multipart([identity, b"first", b"second"])  # a frame of two: the Dealer reads the first
+    assert dealer.recv() == b"first"
+    burst = [msgpack.packb({"type": "move", "seq": seq, "move": [seq, 0]}) for seq in range(200)]
+    for body in burst:  # many messages per read: the decoder's slow path, in order
+        router.sock.send_multipart([identity, body])
+    assert [dealer.recv() for _ in burst] == burst
+    for body in burst:
+        dealer.send(body)
+    assert [router.recv()[1] for _ in burst] == burst
+    dealer.close()
+
+
+def test_large_messages_cross_both_ways_whole(router: Router) -> None:
+    dealer = connected(router.endpoint)
+    dealer.send(b"hello")
+    identity, _ = router.recv()
+    for size in (255, 256, 65535, 65536 + 7, 3 << 20):  # short and long frames, over many reads
+        body = bytes(range(256)) * (size // 256) + b"\x01" * (size % 256)
+        received: list[bytes] = []
+        reader = threading.Thread(target=lambda: received.append(dealer.recv()))
+        reader.start()  # the Dealer reads while libzmq writes: neither side's buffers hold 3 MiB
+        router.sock.send_multipart([identity, body])
+        reader.join(10)
+        assert received == [body], size
+        sender = threading.Thread(target=dealer.send, args=(body,))
+        sender.start()
+        assert router.recv()[1] == body, size
+        sender.join(10)
+    dealer.close()
+
+
+def test_the_dealer_answers_libzmqs_heartbeats_and_keeps_its_connection(tmp_path: Path) -> None:
+    router = Router(tmp_path, HEARTBEAT_IVL=20, HEARTBEAT_TIMEOUT=100)
+    try:
+        dealer = connected(router.endpoint)
+        assert router.event() == zmq.EVENT_HANDSHAKE_SUCCEEDED
+        dealer.send(b"hello")
+        identity, _ = router.recv()
+        pings = 0
+        feed = dealer.decoder.feed
+
+        def counting(data: bytes) -> list[tuple[str, Any]]:
+            nonlocal pings
+            events = feed(data)
+            pings += sum(kind == "ping" for kind, _ in events)
+            return events
+
+        dealer.decoder.feed = counting  # type: ignore[method-assign]
+        received: list[bytes] = []
+        reader = threading.Thread(target=lambda: received.append(dealer.recv()))
+        reader.start()  # blocked in recv, answering PINGs as they come
+        assert wait_until(lambda: pings >= 15), pings  # 300 ms at least: three of libzmq's timeouts
+        assert not router.monitor.poll(0), "libzmq dropped a Dealer that answered its PINGs"
+        router.sock.send_multipart([identity, MOVE])
+        reader.join(5)
+        assert received == [MOVE]
+        dealer.close()
+    finally:
+        router.close()
+
+
+def test_a_router_that_closes_ends_the_dealers_recv(router: Router) -> None:
+    dealer = connected(router.endpoint)
+    dealer.send(b"hello")
+    identity, _ = router.recv()
+    router.sock.send_multipart([identity, MOVE])
+    router.sock.close(linger=1000)  # what was sent still goes out, then the connection closes
+    assert dealer.recv() == MOVE
+    with pytest.raises(ConnectionError, match="closed the connection"):
+        dealer.recv()
+    dealer.close()
+
+
+def test_a_dealer_that_closes_is_a_disconnection_after_its_last_message(router: Router) -> None:
+    dealer = connected(router.endpoint)
+    assert router.event() == zmq.EVENT_HANDSHAKE_SUCCEEDED
+    dealer.send(MOVE)
+    dealer.close()
+    assert router.recv()[1] == MOVE
+    assert router.event() == zmq.EVENT_DISCONNECTED
+    again = connected(router.endpoint)  # and a new connection is admitted as the first was
+    again.send(b"again")
+    assert router.recv()[1] == b"again"
+    again.close()
