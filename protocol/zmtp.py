@@ -95,6 +95,12 @@ def parse_properties(body: bytes) -> dict[bytes, bytes]:
     return props
 
 
+def shown(raw: bytes, limit: int = 100) -> str:
+    """Text a peer sent, as one line of an error: decoded, cut at limit bytes, control characters escaped."""
+    text = raw[:limit].decode("utf-8", "replace")
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
 def check_greeting(data: bytes) -> None:
     """ZmtpError unless the peer's 64 bytes greet in ZMTP 3 with the NULL mechanism."""
     if data[0] != 0xFF or data[9] & 1 != 1:
@@ -210,13 +216,13 @@ class Decoder:
         if not self.ready:
             if name == b"ERROR":
                 reason = rest[1:1 + rest[0]] if rest else b""
-                raise ZmtpError(f"the peer refused the handshake: {reason.decode('utf-8', 'replace')}")
+                raise ZmtpError(f"the peer refused the handshake: {shown(reason)}")
             if name != b"READY":
                 raise ZmtpError(f"command {name[:40]!r} before READY")
             props = parse_properties(rest)
             self.peer_type = props.get(b"Socket-Type", b"")
             if self.peer_type not in PEERS[self.socket_type]:
-                raise ZmtpError(f"a {self.peer_type[:20].decode('ascii', 'replace') or 'nameless'} socket cannot "
+                raise ZmtpError(f"a {shown(self.peer_type, 20) or 'nameless'} socket cannot "
                                 f"talk to a {self.socket_type.decode()}")
             self.ready = True
             return ("ready", props)

@@ -85,6 +85,18 @@ def test_an_error_carries_the_events_before_it_and_the_decoder_stays_broken() ->
         assert again.value.events == []
 
 
+def test_what_a_peer_names_in_an_error_is_one_line() -> None:
+    reason = b"no\nsuch\r\x00key \xff here"
+    error = zmtp.command(b"ERROR", bytes((len(reason),)) + reason)
+    with pytest.raises(zmtp.ZmtpError) as caught:
+        zmtp.Decoder(b"DEALER", 1 << 20).feed(zmtp.greeting() + error)
+    assert str(caught.value) == "the peer refused the handshake: no\\nsuch\\r\\x00key \ufffd here"
+    liar = zmtp.command(b"READY", b"\x0bSocket-Type\x00\x00\x00\x04A\nB\x07")
+    with pytest.raises(zmtp.ZmtpError) as caught:
+        zmtp.Decoder(b"DEALER", 1 << 20).feed(zmtp.greeting() + liar)
+    assert str(caught.value) == "a A\\nB\\x07 socket cannot talk to a DEALER"
+
+
 def every_split(stream: bytes) -> Iterator[list[bytes]]:
     """The stream in one write, byte by byte, and cut once at every place."""
     yield [stream]
