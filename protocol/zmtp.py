@@ -133,8 +133,9 @@ class Decoder:
         self._size = 0
         self._error: ZmtpError | None = None
         # Whether the next feed may take the hot path: ready, no bytes or frames pending, no
-        # error, and every short frame within the size limit.
+        # error, and every short frame within the size limit (_short).
         self._fast = False
+        self._short = max_message >= 255
 
     def feed(self, data: bytes) -> list[tuple[str, Any]]:
         """Take in bytes; return the events they complete (ZmtpError, with the events before it, for a breach)."""
@@ -145,67 +146,62 @@ class Decoder:
         if self._error is not None:
             raise ZmtpError(str(self._error))
         events: list[tuple[str, Any]] = []
-        try:
-            self._decode(data, events)
-        except ZmtpError as exc:
-            exc.events = events
-            self._error = exc
-            self._fast = False
-            raise
-        self._fast = self.ready and not self._frames and not self.buffer and self.max_message >= 255
-        return events
-
-    def _decode(self, data: bytes, events: list[tuple[str, Any]]) -> None:
-        """Append the events the buffered bytes and data complete; ZmtpError at the first breach."""
         buffer = self.buffer
         buffer += data
-        if not self.greeted:
-            if len(buffer) < GREETING_BYTES:
-                if buffer and (buffer[0] != 0xFF or (len(buffer) >= 10 and buffer[9] & 1 != 1)):
-                    raise ZmtpError("not a ZMTP greeting")  # early: a stranger's bytes are not awaited
-                return
-            check_greeting(bytes(buffer[:GREETING_BYTES]))
-            del buffer[:GREETING_BYTES]
-            self.greeted = True
-        at = 0
-        end = len(buffer)
-        while end - at >= 2:
-            flags = buffer[at]
-            if flags & ~(MORE | LONG | COMMAND):
-                raise ZmtpError(f"frame flags {flags:#04x}")
-            if flags & LONG:
-                if end - at < 9:
+        try:
+            if not self.greeted:
+                if len(buffer) < GREETING_BYTES:
+                    if buffer and (buffer[0] != 0xFF or (len(buffer) >= 10 and buffer[9] & 1 != 1)):
+                        raise ZmtpError("not a ZMTP greeting")  # early: a stranger's bytes are not awaited
+                    return events
+                check_greeting(bytes(buffer[:GREETING_BYTES]))
+                del buffer[:GREETING_BYTES]
+                self.greeted = True
+            at = 0
+            end = len(buffer)
+            while end - at >= 2:
+                flags = buffer[at]
+                if flags & ~(MORE | LONG | COMMAND):
+                    raise ZmtpError(f"frame flags {flags:#04x}")
+                if flags & LONG:
+                    if end - at < 9:
+                        break
+                    (size,) = _LONG_SIZE.unpack_from(buffer, at + 1)
+                    head = 9
+                else:
+                    size = buffer[at + 1]
+                    head = 2
+                if flags & COMMAND:
+                    if size > MAX_COMMAND_BYTES:
+                        raise ZmtpError(f"a command of {size} bytes")
+                elif size > self.max_message - self._size:
+                    raise ZmtpError(f"a message of more than {self.max_message} bytes")
+                if end - at < head + size:
                     break
-                (size,) = _LONG_SIZE.unpack_from(buffer, at + 1)
-                head = 9
-            else:
-                size = buffer[at + 1]
-                head = 2
-            if flags & COMMAND:
-                if size > MAX_COMMAND_BYTES:
-                    raise ZmtpError(f"a command of {size} bytes")
-            elif size > self.max_message - self._size:
-                raise ZmtpError(f"a message of more than {self.max_message} bytes")
-            if end - at < head + size:
-                break
-            body = bytes(buffer[at + head:at + head + size])
-            at += head + size
-            if flags & COMMAND:
-                event = self._command(body, flags)
-                if event is not None:
-                    events.append(event)
-                continue
-            if not self.ready:
-                raise ZmtpError("a message before the READY command")
-            self._frames.append(body)
-            self._size += size
-            if flags & MORE:
-                if len(self._frames) >= MAX_FRAMES:
-                    raise ZmtpError(f"a message of more than {MAX_FRAMES} frames")
-                continue
-            events.append(("message", self._frames))
-            self._frames, self._size = [], 0
+                body = bytes(buffer[at + head:at + head + size])
+                at += head + size
+                if flags & COMMAND:
+                    event = self._command(body, flags)
+                    if event is not None:
+                        events.append(event)
+                    continue
+                if not self.ready:
+                    raise ZmtpError("a message before the READY command")
+                self._frames.append(body)
+                self._size += size
+                if flags & MORE:
+                    if len(self._frames) >= MAX_FRAMES:
+                        raise ZmtpError(f"a message of more than {MAX_FRAMES} frames")
+                    continue
+                events.append(("message", self._frames))
+                self._frames, self._size = [], 0
+        except ZmtpError as exc:
+            exc.events = events
+            self._error, self._fast = exc, False
+            raise
         del buffer[:at]
+        self._fast = self._short and not buffer and not self._frames and self.ready
+        return events
 
     def _command(self, body: bytes, flags: int) -> tuple[str, Any] | None:
         if flags & MORE:
