@@ -14,7 +14,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +37,7 @@ from arena.setups import complete_setup
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from protocol.keys import new_key_pair
-from tests.helpers import FIXTURES, ROOT, free_port, run
+from tests.helpers import FIXTURES, ROOT, free_port, run, wait_until
 
 REMOTE_BOT = FIXTURES / "remote_bot.py"
 SLEEPER = FIXTURES / "sleeper.py"  # 900 ms of wall time (no CPU) before each move
@@ -322,15 +321,6 @@ def test_the_sdk_says_a_bad_key_file_in_one_line(tmp_path: Path, keys: Keys) -> 
     assert done.stderr.strip().splitlines()[-1].endswith("holds no secret key (give the NAME.key_secret file)")
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
-
-
 def test_the_listener_refuses_other_keys_at_the_handshake_and_a_seat_starts_with_hello(keys: Keys) -> None:
     listener = Listener(RemoteSettings(free_endpoint(), (str(keys.public("alice")),), str(keys.secret("referee"))))
     seat = listener.seat("alice")
@@ -349,14 +339,14 @@ def test_the_listener_refuses_other_keys_at_the_handshake_and_a_seat_starts_with
         assert seat.state is SeatState.AWAY and seat.via == "remote" and seat.grace_ms == 1000
         stranger = client("mallory")
         stranger.send(msgpack.packb({"type": "hello", "protocol": 1, "token": "", "name": "alice"}))
-        assert wait_for(lambda: listener.refused >= 1)
+        assert wait_until(lambda: listener.refused >= 1)
         assert stranger.poll(300) == 0 and seat.state is SeatState.AWAY  # nothing back, no seat
         alice = client("alice")
         alice.send(msgpack.packb({"type": "move", "seq": 1, "move": [0, 0]}))  # before its hello: ignored
-        assert wait_for(lambda: listener.ignored == 1)
+        assert wait_until(lambda: listener.ignored == 1)
         alice.send(msgpack.packb({"type": "hello", "protocol": 1, "token": "", "name": "alice"}))
         assert msgpack.unpackb(alice.recv()) == {"type": "welcome", "protocol": 1}
-        assert wait_for(lambda: seat.state is SeatState.CONNECTED)
+        assert wait_until(lambda: seat.state is SeatState.CONNECTED)
         # Connected: what the network may take is its measured round trip (loopback's) and the allowance.
         assert JITTER_MS <= seat.grace_ms < JITTER_MS + 1
         seat.pump()
@@ -364,11 +354,11 @@ def test_the_listener_refuses_other_keys_at_the_handshake_and_a_seat_starts_with
         assert seat.send({"type": "turn", "seq": 1, "match": "m", "events": [], "time_left_ms": 100})
         assert msgpack.unpackb(alice.recv())["type"] == "turn"
         alice.send(msgpack.packb({"type": "move", "seq": 1, "move": [0, 0]}))
-        assert wait_for(lambda: bool(select.select(seat.fds(), [], [], 0)[0]))  # its eventfd wakes the referee
+        assert wait_until(lambda: bool(select.select(seat.fds(), [], [], 0)[0]))  # its eventfd wakes the referee
         seat.pump()
         assert seat.take() == {"type": "move", "seq": 1, "move": [0, 0]}
         alice.close()
-        assert wait_for(lambda: seat.state is SeatState.AWAY)
+        assert wait_until(lambda: seat.state is SeatState.AWAY)
         assert JITTER_MS <= seat.grace_ms < JITTER_MS + 1  # away: the round trip its key's connection last had
     finally:
         seat.close()
@@ -428,7 +418,7 @@ def test_a_key_that_floods_the_listener_is_cut_off_and_the_match_beside_plays_on
     hub = Hub()
     try:
         flood = start(clients, endpoint, keys, "flood", name="mallory", ply=4000)
-        assert wait_for(lambda: listener.cuts >= 1, 10), "the flood was never cut"
+        assert wait_until(lambda: listener.cuts >= 1, 10), "the flood was never cut"
         assert "mallory" not in listener.connected()
         alice = start(clients, endpoint, keys, "play")
         players = [launch_player(hub, parse_bot_spec("remote:alice", "blocking"), Limits(), Sandbox.NONE,

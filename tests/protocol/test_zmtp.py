@@ -4,8 +4,7 @@ and the SDK's Dealer against a real libzmq ROUTER (pyzmq) over ipc://."""
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol import zmtp
+from tests.helpers import wait_until
 
 HANDSHAKE = zmtp.greeting() + zmtp.ready(b"DEALER")  # what a DEALER sends first, as a ROUTER's decoder reads it
 MOVE = msgpack.packb({"type": "move", "seq": 2, "move": [3, 4]})
@@ -148,15 +148,6 @@ def test_random_streams_in_random_writes_give_the_one_write_verdict(
 
 
 # --- the SDK's Dealer against libzmq's ROUTER ---------------------------------------------
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
-    return True
 
 
 class Router:
