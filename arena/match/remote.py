@@ -140,8 +140,8 @@ def allowed_keys(files: tuple[str, ...]) -> dict[bytes, str]:
 class Link:
     """One allowed key's connection, as the listener's I/O thread keeps it (under its lock)."""
 
-    __slots__ = ("cut_until", "fd", "identity", "last_seq", "name", "noise", "noise_at", "outstanding", "peer",
-                 "round_trip_ms", "seat", "up")
+    __slots__ = ("cut_until", "fd", "identity", "last_seq", "measured_at", "name", "noise", "noise_at", "outstanding",
+                 "peer", "round_trip_ms", "seat", "up")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -149,6 +149,7 @@ class Link:
         self.fd = -1  # its socket (the monitor names connections by descriptor)
         self.peer: Any = None  # its peer's address: the descriptor still holds it while getpeername says so
         self.round_trip_ms: float | None = None  # the last round trip measured on the key's connections
+        self.measured_at = float("-inf")  # when (time.monotonic)
         self.up = False
         self.seat: RemoteSeat | None = None
         self.outstanding: tuple[int, bytes] | None = None  # a request not answered yet: sent again on reconnection
