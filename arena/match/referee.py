@@ -43,6 +43,11 @@ def _ms(value: float) -> str:
     return f"{value:.1f}".removesuffix(".0")
 
 
+def _network_record(network_ms: float) -> dict[str, float]:
+    """The `network_ms` a log record of a remote seat's reply carries: what of its wait was not charged."""
+    return {"network_ms": round(network_ms, 3)} if network_ms else {}
+
+
 @dataclass
 class _Waiting:
     kind: str  # the reply type expected: "ready" or "move"
@@ -129,7 +134,7 @@ class Referee:
         ply = 0
         # A move's records are written once the next request is out, while that bot thinks: the
         # critical path is reply -> rules -> next request. A kill -9 loses at most the last ply.
-        unwritten: tuple[int, int, Any, float, list[list[Any]]] | None = None
+        unwritten: tuple[int, int, Any, float, list[list[Any]], float] | None = None
         while failure is None and not state.is_over():
             seat = state.to_move()
             if seat is None:  # pragma: no cover - engines keep to_move and is_over consistent
@@ -159,7 +164,7 @@ class Referee:
                 if other != seat:
                     queue.append([seat, move])
             self._queue_events(caused)
-            unwritten = (ply, seat, move, used_ms, caused)
+            unwritten = (ply, seat, move, used_ms, caused, waiting.grace_ms)
             if self.on_ply is not None:  # a person watches: the board first, then the next request
                 self._record_move(state, *unwritten)
                 unwritten = None
@@ -203,13 +208,13 @@ class Referee:
             self.log.write({"kind": "event", "ply": ply, "event": event})
 
     def _record_move(self, state: State, ply: int, seat: int, move: Any, used_ms: float,
-                     caused: list[list[Any]]) -> None:
+                     caused: list[list[Any]], network_ms: float) -> None:
         """Log a move (with the clocks after it and the position it made), its events, and show it."""
         record = {
             "kind": "move", "ply": ply, "seat": seat, "move": move,
             "time_ms": round(used_ms, 3),
             "clocks": [round(c.left_ms, 3) for c in self.clocks],
-            **self.clocks[seat].margin_record(),
+            **self.clocks[seat].margin_record(), **_network_record(network_ms),
         }
         if self.log.path is not None:
             record["pos"] = position_fingerprint(state)
@@ -266,10 +271,12 @@ class Referee:
                                    self.clocks[seat].allowance_ms(), names)
             waiting[seat] = self._start_wait(seat, "ready", seq)
             player.peer.send(message)
+        network = {seat: w.grace_ms for seat, w in waiting.items()}
         replies, failure = self._collect(waiting)
         for seat, (_, used_ms) in sorted(replies.items()):
             self.log.write({"kind": "ready", "seat": seat, "time_ms": round(used_ms, 3),
-                            "clock": round(self.clocks[seat].left_ms, 3), **self.clocks[seat].margin_record()})
+                            "clock": round(self.clocks[seat].left_ms, 3), **self.clocks[seat].margin_record(),
+                            **_network_record(network[seat])})
         return failure
 
     def _request_move(self, seat: int) -> _Waiting:

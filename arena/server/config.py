@@ -43,7 +43,7 @@ class RemoteEntrants:
     allowed: bool = False
     listen: str = "tcp://0.0.0.0:8100"  # where the ladder's worker listens for remote bots (CURVE)
     finals: bool = False  # whether remote entrants play the finals
-    network_grace_ms: int = DEFAULT_GRACE_MS  # per move, the network's time a remote bot is not charged
+    network_grace_ms: int = DEFAULT_GRACE_MS  # the cap on a move's network time not charged to a remote bot
 
 
 @dataclass(frozen=True)
