@@ -1,4 +1,4 @@
-"""The arena: a referee, bots as processes, timed tournaments for five turn-based games.
+"""The arena: a referee, bots as processes, timed tournaments for turn-based games, each game one folder.
 
 From Python: `from arena import play_match, run_series, run_tournament, render` (arena/api.py).
 """
@@ -6,7 +6,8 @@ From Python: `from arena import play_match, run_series, run_tournament, render` 
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["ArenaError", "RunStopped", "play_match", "render", "run_series", "run_tournament"]
+__all__ = ["ArenaError", "RunStopped", "check_game_folder", "game_from_folder", "play_match", "render", "run_series",
+           "run_tournament"]
 
 
 def __getattr__(name: str) -> Any:

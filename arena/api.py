@@ -153,7 +153,7 @@ def _warn(text: str, what: str) -> None:
 
 def _board_printer(game: Game, names: list[str], initial: State) -> Callable[[State, int, Any], None]:
     """Print the board before the first move and after every move, as `arena play` draws it."""
-    from arena.play.ui import Terminal, colour_wanted
+    from arena.kit.terminal import Terminal, colour_wanted
     from arena.play.views import view_for
 
     view = view_for(game.name, Terminal(colour_wanted("auto", sys.stdout)), names, [])
@@ -434,3 +434,24 @@ def render(log: PathLike, *, height: int = 640) -> Rendered:
         return Rendered(match_page(match_data(read_log(log))), height)
     except LogError as exc:
         raise ArenaError(str(exc)) from None
+
+
+def game_from_folder(folder: PathLike) -> Game:
+    """The game of a folder (found from here on, in this process and the ones it starts); ArenaError for a bad one."""
+    from arena.games import add_game_paths
+
+    try:
+        names = add_game_paths([folder])
+    except GameError as exc:
+        raise ArenaError(str(exc)) from None
+    if len(names) != 1 or Path(folder).resolve().name != names[0]:
+        raise ArenaError(f"{os.fspath(folder)} is not a game's folder (it has no rules.py)")
+    return get_game(names[0])
+
+
+def check_game_folder(folder: PathLike, *, games: int = 20, browser: bool = True, budget_ms: int = 2000) -> Any:
+    """Every part of a game's folder checked, as `arena check-game DIR` does: a report with `.ok` and `.lines()`."""
+    from arena.gamecheck.folder import check_folder
+
+    return check_folder(game_from_folder(folder).name, games=games, browser=browser, budget_ms=budget_ms)
+

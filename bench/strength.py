@@ -29,7 +29,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from arena.games.blocking import neighbourhoods
+from arena.games.blocking.rules import neighbourhoods
 from arena.tournament.config import config_from_data
 from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.standings import Standings
@@ -140,7 +140,7 @@ def blocking_outcome(setup: dict[str, Any]) -> tuple[int | None, str]:
         return (mover if win(free) else 1 - mover), "brute force"
     if free.bit_count() > SOLVER_CELLS:
         return None, "unknown"
-    from bots.blocking.grundy import GrundySolver, SolveTimeout
+    from arena.games.blocking.bots.grundy import GrundySolver, SolveTimeout
 
     stride = cols + 1
     guarded = sum(1 << (r * stride + c) for r in range(rows) for c in range(cols)
@@ -176,8 +176,8 @@ def blocking_check(standings: Standings, setups: list[dict[str, Any]]) -> list[s
 
 def tiles_check(standings: Standings, setups: list[dict[str, Any]]) -> list[str]:
     """Games where perfect scored at least the exact value of its seat (by alpha-beta)."""
-    from arena.games.tiles import GAME as game
-    from bots.tiles.search import AlphaBeta, Rules
+    from arena.games.tiles.rules import GAME as game
+    from arena.games.tiles.bots.search import AlphaBeta, Rules
 
     values = []
     for setup in setups:
@@ -197,8 +197,8 @@ def tiles_check(standings: Standings, setups: list[dict[str, Any]]) -> list[str]
 
 def tiles_search(positions: int, max_states: int) -> list[str]:
     """Plain negamax vs alpha-beta states on seeded positions needing >= 10^6 plain states."""
-    from arena.games.tiles import GAME as game
-    from bots.tiles.search import AlphaBeta, PlainNegamax, Rules, SearchAborted
+    from arena.games.tiles.rules import GAME as game
+    from arena.games.tiles.bots.search import AlphaBeta, PlainNegamax, Rules, SearchAborted
 
     rows = [("| seed | pot | negamax states | negamax s | alpha-beta states | alpha-beta s "
              "| fewer states | same score |"), "|---|---|---|---|---|---|---|---|"]

@@ -291,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("bot", nargs="?", default="", help="path/bot.py, path/bot.py:Class or module:Class")
     parser.add_argument("--pascal", metavar="LIBRARY", default="",
                         help="serve a compiled Pascal module's library instead (SPEC.md section 12)")
+    parser.add_argument("--interface", metavar="MODULE", default="", help="with --pascal: the game's pascal.py")
     parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                         help="bot option (JSON value or string); repeatable")
     parser.add_argument("--options-json", default="", help="bot options as one JSON map")
@@ -303,8 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--key", metavar="FILE", default="",
                         help="with --connect: this bot's secret key file (NAME.key_secret of arena keys new)")
     args = parser.parse_args(argv)
-    if bool(args.bot) == bool(args.pascal):
-        parser.error("name one bot: BOT or --pascal LIBRARY")
+    if bool(args.bot) == bool(args.pascal) or bool(args.pascal) != bool(args.interface):
+        parser.error("name one bot: BOT, or --pascal LIBRARY with --interface MODULE")
     remote: tuple[bytes, bytes, bytes] | None = None
     if args.connect or args.server_key or args.key:
         if not (args.connect and args.server_key and args.key) or args.stdio:
@@ -332,10 +333,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.pascal:
             from protocol.pascal import PascalModule
 
-            bot: Bot = PascalModule(args.pascal, **options)
+            bot: Bot = PascalModule(args.pascal, args.interface, **options)
         else:
             cls = load_bot_class(args.bot)
-    except (BotLoadError, json.JSONDecodeError, TypeError, OSError) as exc:
+    except (BotLoadError, json.JSONDecodeError, TypeError, OSError, ImportError) as exc:
         print(f"cannot start bot: {exc}", file=sys.stderr)  # the last line: the failure's detail
         return 2
     if cls is not None:

@@ -19,6 +19,7 @@ from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.match.onematch import MatchPlan, play_match
 from arena.server.config import UploadLimits
+from arena.server.intake import game_interfaces
 from arena.server.sources import read_upload
 from arena.setups import complete_setup
 from arena.tournament.config import ConfigError, bot_entries, config_from_data
@@ -27,7 +28,7 @@ from tests.tournament.helpers import cli, write_config
 
 EXAMPLES = ROOT / "bots" / "examples"
 PYTHON_UPLOAD = b"""
-from bots.arrows.simple import GreedyBot
+from arena.games.arrows.bots.simple import GreedyBot
 
 
 class Mine(GreedyBot):
@@ -65,7 +66,7 @@ def test_registered_python_file_and_pascal_bots_speak_zeromq_by_default(tmp_path
 
 def build_upload(tmp_path: Path, filename: str, data: bytes) -> dict[str, str]:
     """The bot entry the contest server makes of an upload (its build run here, outside a sandbox)."""
-    sources = read_upload(filename, data, UploadLimits(), "arrows")
+    sources = read_upload(filename, data, UploadLimits(), game_interfaces("arrows"))
     folder = tmp_path / filename.replace(".", "-")
     folder.mkdir()
     for name, content in sources.files.items():
@@ -93,7 +94,7 @@ def test_an_upload_of_every_language_speaks_zeromq(tmp_path: Path, filename: str
 
 
 def test_pipes_are_a_choice_per_bot_per_tournament_and_on_the_command_line(tmp_path: Path) -> None:
-    exec_bot = f"exec:{sys.executable} -m protocol.run --name raw bots.blocking.simple:RandomBot"
+    exec_bot = f"exec:{sys.executable} -m protocol.run --name raw arena.games.blocking.bots.simple:RandomBot"
     bots = ["random", {"spec": "sequential", "transport": "zeromq"}, {"spec": exec_bot, "name": "raw"}]
     config = write_config(tmp_path / "t.toml", {"game": "blocking", "bots": bots, "transport": "pipes",
                                                 "setups": {"fixed": {"rows": 4, "cols": 4}}, "concurrency": 1,

@@ -1,15 +1,18 @@
 """The folder tree is the architecture (docs/architecture.md): imports run only downward.
 
 An `ast` walk over every module of `protocol/`, `arena/` and `bots/` (imports inside
-functions included): each module belongs to a layer; it may import its own package and
-lower layers, never a higher one or a peer of its own layer; there is no import circle;
-`protocol` imports nothing of `arena`; the rules engines import no I/O; no module of `arena/`
-or `protocol/` is over 600 lines, no function over 80.
+functions included, relative ones resolved): each module belongs to a layer; it may import its
+own package and lower layers, never a higher one or a peer of its own layer; there is no import
+circle; `protocol` imports nothing of `arena`. A game's folder (every game found, wherever it
+lies) is a plug-in: it imports only the contract, the kits and its own modules, never another
+game or the engine above it, and nothing imports it but the registry (by name); its rules
+import no I/O. No module of `arena/` or `protocol/` is over 600 lines, no function over 80.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -18,21 +21,26 @@ ROOT = Path(__file__).resolve().parent.parent
 # Lowest first. A module is placed by the longest prefix that names it.
 LAYERS: list[tuple[str, ...]] = [
     ("protocol",),
-    ("arena.games",),
+    ("arena.games",),  # the contract, the registry and the conformance checks (the folders are plug-ins)
     ("arena.clock", "arena.setups", "arena.argtypes", "arena.outcomes"),
+    ("arena.kit",),  # what a game's folder builds its views, drawing and analyzer on
     ("arena.launch",),
     ("arena.logs",),
     ("arena.match",),
     ("arena.tournament", "arena.play", "arena.viewer"),
     # studies of a game may play series on the tournament runner; the contest server runs
     # ladders, validation series and finals on it
-    ("arena.analyze", "arena.server"),
+    ("arena.analyze", "arena.server", "arena.gamecheck"),
     ("arena.api",),  # the Python API: matches, series, tournaments; the command line stands on it
     ("arena.cli",),
     ("arena",),  # the package's face: `from arena import play_match` is the API
 ]
-# The reference bots are plug-ins: they may use the SDK and the rules, nothing else.
+# The bot kit (bots/common.py) and the bots in other languages: the SDK and the rules, nothing else.
 BOTS_MAY_IMPORT = ("protocol", "arena.games", "bots")
+# A game's folder: the SDK, the contract, the small shared modules, the kits, the bot kit.
+GAME_MAY_IMPORT = ("protocol", "arena.games", "arena.clock", "arena.setups", "arena.argtypes", "arena.outcomes",
+                   "arena.kit", "bots")
+GAMES_DIR = ROOT / "arena" / "games"
 # What a rules engine must not touch: files, processes, sockets, clocks.
 NO_IO = ("os", "io", "subprocess", "socket", "zmq", "pathlib", "shutil", "tempfile", "time", "threading",
          "sqlite3", "asyncio", "multiprocessing")
@@ -45,26 +53,52 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every module path an import in the file names (absolute, as the project writes them)."""
+def imports_of(path: Path, package: str = "") -> set[str]:
+    """Every module path an import in the file names, relative ones resolved against package."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
+        elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
+            module = node.module or ""
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, *([module] if module else [])])
+            found.add(module)
             # `from arena.launch import uids` imports the module arena.launch.uids
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
     return found
 
 
+def package_of(path: Path) -> str:
+    """The package a file's relative imports start from."""
+    name = module_name(path)
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+@functools.cache
+def game_folders() -> dict[str, str]:
+    """Every game folder of the repository: module prefix -> game name."""
+    return {f"arena.games.{p.name}": p.name for p in sorted(GAMES_DIR.iterdir()) if (p / "rules.py").is_file()}
+
+
+def game_of(name: str) -> str:
+    """The game folder (module prefix) a module belongs to, or ""."""
+    return next((prefix for prefix in game_folders() if name == prefix or name.startswith(prefix + ".")), "")
+
+
+def is_test(name: str) -> bool:
+    """A game's own tests: they may import anything, as tests/ does."""
+    return any(name == f"{prefix}.tests" or name.startswith(f"{prefix}.tests.") for prefix in game_folders())
+
+
 def modules() -> dict[str, set[str]]:
-    """Project module -> the project modules it imports."""
+    """Project module -> the project modules it imports (a game's own tests left out)."""
     files = [p for top in ("protocol", "arena", "bots") for p in (ROOT / top).rglob("*.py")]
-    names = {module_name(p): p for p in files}
+    names = {module_name(p): p for p in files if not is_test(module_name(p))}
     graph: dict[str, set[str]] = {}
     for name, path in names.items():
-        graph[name] = {m for m in imports_of(path) if m in names and m != name}
+        graph[name] = {m for m in imports_of(path, package_of(path)) if m in names and m != name}
     return graph
 
 
@@ -81,17 +115,24 @@ def layer_of(name: str) -> tuple[int, str]:
 
 
 def upward_imports(graph: dict[str, set[str]]) -> list[str]:
-    """Every import that runs up a layer or sideways to a peer package."""
+    """Every import that runs up a layer or sideways to a peer package, or into or out of a game's folder."""
     wrong = []
     for name, imported in sorted(graph.items()):
+        home_game = game_of(name)
+        wrong += [f"{name} -> {m}" for m in sorted(imported) if game_of(m) and game_of(m) != home_game]
+        if home_game:
+            wrong += [f"{name} -> {m}" for m in sorted(imported)
+                      if not game_of(m) and not (m.startswith(GAME_MAY_IMPORT) and layer_of(m)[0] <= 3)]
+            continue
         if name.startswith("bots"):
             wrong += [f"{name} -> {m}" for m in sorted(imported) if not m.startswith(BOTS_MAY_IMPORT)]
             continue
         level, home = layer_of(name)
         for target in sorted(imported):
+            if game_of(target):
+                continue  # told above
             if target.startswith("bots"):
-                if not name.startswith(("arena.analyze",)):  # the solvers live with the bots
-                    wrong.append(f"{name} -> {target}")
+                wrong.append(f"{name} -> {target}")
                 continue
             other, where = layer_of(target)
             # Peers of one layer stay apart, except the loose modules of arena/ (one room).
@@ -147,19 +188,35 @@ def test_protocol_imports_nothing_of_arena() -> None:
     assert [str(p) for p in files if any(m.startswith("arena") for m in imports_of(p))] == []
 
 
+def rules_io(graph: dict[str, set[str]]) -> list[str]:
+    """I/O imported by a game's rules (rules.py and every module of its folder that it imports) or the contract."""
+    files = {module_name(p): p for top in ("arena",) for p in (ROOT / top).rglob("*.py")}
+    pure = {"arena.games.base"} | {f"{prefix}.rules" for prefix in game_folders()}
+    todo, seen = list(pure), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo += [m for m in graph.get(name, ()) if game_of(m) and game_of(m) == game_of(name)]
+    return sorted(f"{name}: {m}" for name in seen for m in imports_of(files[name], package_of(files[name]))
+                  if m.split(".")[0] in NO_IO)
+
+
 def test_rules_engines_do_no_io() -> None:
-    bad = [f"{p.name}: {m}" for p in (ROOT / "arena" / "games").rglob("*.py") for m in imports_of(p)
-           if m.split(".")[0] in NO_IO]
-    assert bad == []
+    assert rules_io(modules()) == []
 
 
 def test_an_added_upward_import_is_caught() -> None:
     graph = modules()
-    graph["arena.games.blocking"] = graph["arena.games.blocking"] | {"arena.match.referee"}
+    games = sorted(game_folders())
+    one, other = f"{games[0]}.rules", f"{games[1]}.rules"
+    graph[one] = graph[one] | {"arena.match.referee", other}
     graph["arena.launch.process"] = graph["arena.launch.process"] | {"arena.tournament.coordinator"}
-    graph["arena.play.session"] = graph["arena.play.session"] | {"arena.tournament.config"}
-    assert upward_imports(graph) == ["arena.games.blocking -> arena.match.referee",
+    graph["arena.play.session"] = graph["arena.play.session"] | {"arena.tournament.config", other}
+    assert upward_imports(graph) == [f"{one} -> {other}", f"{one} -> arena.match.referee",
                                      "arena.launch.process -> arena.tournament.coordinator",
+                                     f"arena.play.session -> {other}",
                                      "arena.play.session -> arena.tournament.config"]
     graph["arena.match.hub"] = graph["arena.match.hub"] | {"arena.match.referee"}
     assert any("arena.match.hub" in group for group in circles(graph))
@@ -194,8 +251,10 @@ def game_name_checks(paths: list[Path]) -> list[str]:
 
 
 def test_the_game_is_the_unit(tmp_path: Path) -> None:
-    # A game's view, frames and analyzer register themselves by name; nothing else branches on it.
-    outside = [p for p in (ROOT / "arena").rglob("*.py") if not p.is_relative_to(ROOT / "arena" / "games")]
+    # Everything of a game is in its folder; no module outside it branches on its name.
+    folders = [ROOT / "arena" / "games" / name for name in game_folders().values()]
+    outside = [p for top in ("arena", "protocol") for p in (ROOT / top).rglob("*.py")
+               if not any(p.is_relative_to(folder) for folder in folders)]
     assert game_name_checks(outside) == []
     sneaky = tmp_path / "sneaky.py"
     sneaky.write_text('if game == "tiles":\n    pass\nSPECIAL = {"tenten": 1}\nSLOW = game in ("blocky", "arrows")\n')

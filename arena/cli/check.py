@@ -1,9 +1,9 @@
-"""`arena check-game` and `arena check-bot`: is a game plug-in, or a bot, fit to enter?
+"""`arena check-game` and `arena check-bot`: is a game's folder, or a bot, fit to enter?
 
-`check-game MODULE` runs the conformance checks of arena.games.conformance on a registered
-game or on a game plug-in that is not registered yet. `check-bot GAME BOT` plays a short
-series through the tournament runner against the game's reference bots and reports every
-failure of the bot.
+`check-game GAME|DIR` checks every part of a game's folder (arena/cli/game_check.py); given a
+module that defines a Game instead, it runs the rules' conformance checks alone.
+`check-bot GAME BOT` plays a short series through the tournament runner against the game's
+reference bots and reports every failure of the bot.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, find_game, non_negative_int, positive_int
 from arena.clock import ClockSettings
-from arena.games import Game, game_names, get_game
+from arena.games import Game, GameError, add_game_paths, game_folder, game_names, get_game
 from arena.games.conformance import check_game
 from arena.launch.botspec import BotKind, BotSpec, BotSpecError, parse_bot_spec
 from arena.launch.plugins import bots_for
@@ -43,15 +43,20 @@ DEFAULT_BOT_GAMES = 4
 def register(subparsers: Any) -> None:
     """Add `arena check-game` and `arena check-bot` (called by arena.cli.main)."""
     g = subparsers.add_parser(
-        "check-game", help="run the conformance checks on a game (registered, or a plug-in module)",
-        description="Play seeded random games of MODULE's game and check it against the Game/State contract: "
-                    "one line per check, then a verdict. Exit 0: every check passes, 1: a check fails, "
-                    "2: MODULE cannot be loaded.")
-    g.add_argument("module", metavar="MODULE",
-                   help="a registered game name, an importable module (mypkg.mygame[:NAME]) or a file "
-                        "(path/game.py[:NAME]) that defines a Game")
+        "check-game", help="check a game's folder: rules, bots, view, drawing, docs, demo",
+        description="Check every part of a game's folder: the rules against the Game/State contract (seeded "
+                    "random games), its bots against its random bot, its terminal view on every position of "
+                    "random games, its drawing on every frame of a match in headless Chromium, its RULES.md and "
+                    "its demo config. One line per part, then a verdict. Exit 0: no part fails, 1: a part "
+                    "fails, 2: GAME cannot be found.")
+    g.add_argument("module", metavar="GAME|DIR",
+                   help="a game's name (arena games), a game's folder, or a module that defines a Game "
+                        "(mypkg.mygame[:NAME] or path/game.py[:NAME]: the rules alone are checked)")
     g.add_argument("--games", type=positive_int, default=DEFAULT_CHECK_GAMES, metavar="N",
-                   help=f"random games to play (default {DEFAULT_CHECK_GAMES})")
+                   help=f"random games the rules are checked on (default {DEFAULT_CHECK_GAMES})")
+    g.add_argument("--no-browser", action="store_true", help="do not run the drawing in Chromium")
+    g.add_argument("--budget-ms", type=positive_int, default=2000, metavar="N",
+                   help="each seat's time for a whole game of the bots' check (default %(default)s)")
     g.set_defaults(func=cmd_check_game)
 
     b = subparsers.add_parser(
@@ -137,8 +142,35 @@ def load_game(target: str) -> Game:
     raise CliError(f"{module_name} defines no Game (a GAME instance or a subclass of arena.games.Game)")
 
 
+def folder_games(target: str) -> list[str]:
+    """The games a GAME|DIR argument names: a found game, or the game folders of a directory."""
+    if target in game_names():
+        return [target]
+    if Path(target).is_dir():
+        try:
+            names = add_game_paths([target])
+        except GameError as exc:
+            raise CliError(str(exc)) from None
+        if not names:
+            raise CliError(f"{target} is not a game's folder (no rules.py) and holds none")
+        return names
+    return []
+
+
 def cmd_check_game(args: argparse.Namespace) -> int:
-    """Run the conformance checks and print one line per check and a verdict."""
+    """Check each part of a game's folder (or a module's rules alone); one line per part and a verdict."""
+    from arena.gamecheck.folder import check_folder
+
+    names = folder_games(args.module)
+    if names:
+        ok = True
+        for name in names:
+            print(f"check-game: {name} ({game_folder(name).path})", flush=True)
+            report = check_folder(name, games=args.games, browser=not args.no_browser, budget_ms=args.budget_ms)
+            for line in report.lines():
+                print(line, flush=True)
+            ok = ok and report.ok
+        return EXIT_OK if ok else EXIT_FAILED
     game = load_game(args.module)
     try:
         report = check_game(game, seeds=args.games)

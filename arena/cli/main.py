@@ -23,7 +23,7 @@ from arena.argtypes import (
     non_negative_int,
 )
 from arena.cli.series import add_conditions, add_series_arguments, add_setup_arguments, cmd_series, conditions, setup_values
-from arena.games import game_names, get_game
+from arena.games import GameError, add_game_paths, game_folder, game_folders, game_names, get_game
 from arena.launch.plugins import bots_for
 from arena.launch.process import MachineError
 from arena.viewer.cli import add_replay_arguments, run_replay
@@ -31,7 +31,8 @@ from arena.viewer.cli import add_replay_arguments, run_replay
 # Modules that add subcommands through register(subparsers).
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool its reader left
 SUBCOMMAND_MODULES = ("arena.cli.tournament", "arena.tournament.cli", "arena.viewer.cli", "arena.analyze.cli", "arena.play.cli",
-                      "arena.cli.doctor", "arena.cli.keys", "arena.cli.check", "arena.cli.verify", "arena.server.cli")
+                      "arena.cli.doctor", "arena.cli.keys", "arena.cli.check", "arena.cli.new_game", "arena.cli.verify",
+                      "arena.server.cli")
 
 
 def cmd_match(args: argparse.Namespace) -> int:
@@ -69,7 +70,7 @@ def installed_version() -> str:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    """List the registered games."""
+    """List every game found: players, chance, its folder and its bots."""
     rows = []
     for name in game_names():
         game = get_game(name)
@@ -79,8 +80,25 @@ def cmd_games(args: argparse.Namespace) -> int:
                      "chance" if game.chance else "no chance", game.description))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
+        folder = game_folder(row[0])
+        bots = ", ".join(bot.name for bot in bots_for(row[0])) or "none"
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
+        print(" " * widths[0] + f"  folder: {folder.path}" + ("" if folder.builtin else f" ({folder.origin})"))
+        print(" " * widths[0] + f"  bots: {bots}")
     return EXIT_OK
+
+
+def leading_game_dirs(argv: list[str]) -> list[str]:
+    """The folders of `arena --games DIR ...` given before the command (the games must be known to build the parser)."""
+    found, i = [], 0
+    while i < len(argv) and argv[i].startswith("-"):
+        if argv[i] == "--games" and i + 1 < len(argv):
+            found.append(argv[i + 1])
+            i += 1
+        elif argv[i].startswith("--games="):
+            found.append(argv[i].partition("=")[2])
+        i += 1
+    return found
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
@@ -103,6 +121,9 @@ def build_parser() -> Parser:
     parser = Parser(prog="arena", description="Referee, tournaments and replays for game-playing bots.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debugging details")
     parser.add_argument("--version", action="version", version=f"arena {installed_version()}")
+    parser.add_argument("--games", action="append", default=[], metavar="DIR",
+                        help="find games in DIR too: a game's folder, or a folder of them (also ARENA_GAMES, a "
+                             "path list; repeatable)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     m = sub.add_parser("match", help="play one match, or a series of them (--games N, --sprt)",
@@ -139,7 +160,7 @@ def build_parser() -> Parser:
     add_series_arguments(m)
     m.set_defaults(func=cmd_match)
 
-    g = sub.add_parser("games", help="list the games")
+    g = sub.add_parser("games", help="list the games found, with their folders and bots")
     g.set_defaults(func=cmd_games)
 
     b = sub.add_parser("bots", help="list the registered bots")
@@ -161,6 +182,13 @@ def build_parser() -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `arena` console script."""
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        add_game_paths(leading_game_dirs(argv))
+        game_folders()  # ARENA_GAMES and installed games: a bad folder is told here, in one line
+    except GameError as exc:
+        print(f"arena: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,

@@ -1,4 +1,4 @@
-"""Pure rule engines, one game per module, and the registry their modules register with."""
+"""The game contract (base.py), its conformance checks, and the games: one folder each, found by the registry."""
 
 from __future__ import annotations
 
@@ -14,7 +14,19 @@ from arena.games.base import (
     ranks_from_scores,
     ranks_with_last,
 )
-from arena.games.registry import UnknownGame, game_names, get_game, register
+from arena.games.registry import (
+    GameFolder,
+    GameFolderError,
+    UnknownGame,
+    add_game_paths,
+    external_game_paths,
+    game_file,
+    game_folder,
+    game_folders,
+    game_module,
+    game_names,
+    get_game,
+)
 
 __all__ = [
     "REFEREE",
@@ -25,10 +37,17 @@ __all__ = [
     "Move",
     "SetupError",
     "State",
+    "GameFolder",
+    "GameFolderError",
     "UnknownGame",
+    "add_game_paths",
+    "external_game_paths",
+    "game_file",
+    "game_folder",
+    "game_folders",
+    "game_module",
     "game_names",
     "get_game",
     "ranks_from_scores",
     "ranks_with_last",
-    "register",
 ]

@@ -147,9 +147,9 @@ class State(ABC):
 
 
 class Game(ABC):
-    """Metadata and factories of one game; subclasses are registered in arena.games."""
+    """Metadata and factories of one game: a game folder's rules.py defines one as GAME."""
 
-    name: ClassVar[str]
+    name: str = ""  # the game folder's name, set when the registry loads the game
     version: ClassVar[int]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
@@ -206,6 +206,12 @@ class Game(ABC):
     def describe_event(self, payload: Any) -> str:
         """One line about a referee event's payload (replays, the viewer's step text)."""
         return f"referee event {short_json(payload, 200)}"
+
+
+def game_of_module(module: str) -> str:
+    """The game a module of a game folder belongs to: `arena.games.tiles.rules` -> `tiles`."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[0] == "arena" and parts[1] == "games" else parts[-1]
 
 
 def short_json(value: Any, limit: int = 120) -> str:

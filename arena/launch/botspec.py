@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from arena.games import UnknownGame, game_module, game_names
 from arena.launch.pascal_source import RULES, contest_problem
 from arena.launch.plugins import bots_for, registered_bots
 from arena.launch.sandbox import own_files_dir, shown_to_every_bot
@@ -41,7 +42,7 @@ class BotKind(StrEnum):
     PYTHON = "python"  # path/bot.py[:Class] or module:Class, served by protocol.run
     EXEC = "exec"  # any program speaking the protocol through ARENA_ENDPOINT/ARENA_TOKEN
     STDIO = "stdio"  # any program speaking the protocol as JSON lines on stdin/stdout
-    PASCAL = "pascal"  # a Turbo Pascal arrows module, compiled into a library protocol.run serves
+    PASCAL = "pascal"  # a 2001-contest Turbo Pascal module, compiled into a library protocol.run serves
     REMOTE = "remote"  # a bot on another machine that connects over TCP with its CURVE key (remote:NAME)
 
     @property
@@ -67,6 +68,7 @@ class BotSpec:
     display: str = ""
     files: str = ""  # the bot's own folder (resolved), shown read-only in a sandbox; "" for none
     wire: Wire = Wire.ZEROMQ
+    interface: str = ""  # a Pascal module's game interface: the module of the game folder's pascal.py
 
     @property
     def name(self) -> str:
@@ -124,7 +126,7 @@ def _python_argv(target: str, options: dict[str, Any], wire: Wire) -> tuple[str,
 def served_argv(spec: BotSpec, program: str) -> tuple[str, ...]:
     """The command serving a compiled Pascal module (its library at program) on the spec's wire."""
     return (sys.executable, "-m", "protocol.run", *(("--stdio",) if spec.wire == Wire.PIPES else ()),
-            "--pascal", program)
+            "--pascal", program, "--interface", spec.interface)
 
 
 def with_wire(spec: BotSpec, wire: Wire) -> BotSpec:
@@ -196,6 +198,19 @@ def _check_pascal(path: Path, text: str, options: dict[str, Any]) -> None:
             raise BotSpecError(problem)
 
 
+def pascal_interface(game: str) -> str:
+    """The module of a game's Pascal interface (its folder's pascal.py); BotSpecError when it has none."""
+    try:
+        module = game_module(game, "pascal")
+    except UnknownGame:
+        module = None
+    if module is None:
+        having = [name for name in game_names() if game_module(name, "pascal") is not None]
+        raise BotSpecError(f"pascal: modules play the games whose folder has a Pascal interface (pascal.py): "
+                           f"{', '.join(having) or 'none'}; {game} has none")
+    return module.__name__
+
+
 def _absolute_words(words: list[str]) -> list[str]:
     """Make the program and any existing relative path absolute (bots run in their own dir)."""
     out = []
@@ -252,9 +267,10 @@ def _parse(text: str, game: str, options: dict[str, Any] | None, display: str) -
         path = Path(rest)
         if not path.is_file():
             raise BotSpecError(f"no such Pascal module: {path}")
+        interface = pascal_interface(game)
         _check_pascal(path, text, options)
         # The command is known only once the module is compiled, at launch.
-        return BotSpec(text, BotKind.PASCAL, str(path.resolve()), (), options, display)
+        return BotSpec(text, BotKind.PASCAL, str(path.resolve()), (), options, display, interface=interface)
     head, sep, tail = text.partition(":")
     if head.endswith(".py"):
         path = Path(head)

@@ -1,24 +1,21 @@
-"""Discovery of registered bots: entry points in the group `arena.bots`."""
+"""Discovery of registered bots: each game folder's `bots` (its BOTS list), and entry points `arena.bots`."""
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import logging
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
+from arena.games import game_folders, game_module
 from protocol.bot import Bot
 from protocol.options import options_of
 
 log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "arena.bots"
-# The reference bots, found even when the project runs from a source tree without install.
-BUILTIN_PACKAGES = ("bots.arrows", "bots.blocking", "bots.tiles", "bots.tenten", "bots.blocky")
 
 
 @dataclass(frozen=True)
@@ -32,6 +29,7 @@ class RegisteredBot:
     source: str  # the entry point (or built-in package) that provided it
     options: tuple[str, ...] = ()  # "name=default" (or "name" when off by default)
     strength: int = 0  # the class's rank among its game's bots (higher: stronger)
+    fixed_effort: str = ""  # options under which its moves depend on its seed alone
 
 
 def _bots_of(obj: Any) -> list[type[Bot]]:
@@ -50,48 +48,58 @@ def _first_line(text: str | None) -> str:
     return lines[0] if lines else ""
 
 
-def _register(found: dict[tuple[str, str], RegisteredBot], obj: Any, source: str) -> None:
+def _register(found: dict[tuple[str, str], RegisteredBot], obj: Any, source: str, game: str = "") -> None:
+    """Add the bots obj stands for; game: the folder they came from (their game, whatever the class says)."""
     for cls in _bots_of(obj):
-        if not cls.game or not cls.name:
+        plays = game or cls.game
+        if not plays or not cls.name:
             log.warning("bot %s from %s lacks a game or name; skipped", cls.__qualname__, source)
             continue
-        key = (cls.game, cls.name)
         found.setdefault(
-            key,
+            (plays, cls.name),
             RegisteredBot(
-                cls.game,
+                plays,
                 cls.name,
                 f"{cls.__module__}:{cls.__qualname__}",
                 cls.description or _first_line(cls.__doc__),
                 source,
                 options_of(cls),
                 int(getattr(cls, "strength", 0)),
+                str(getattr(cls, "fixed_effort", "")),
             ),
         )
 
 
-@lru_cache(maxsize=1)
-def registered_bots() -> dict[tuple[str, str], RegisteredBot]:
-    """Every registered bot, keyed by (game, name)."""
+def _scan() -> dict[tuple[str, str], RegisteredBot]:
     found: dict[tuple[str, str], RegisteredBot] = {}
-    seen_modules = set()
+    for name, folder in sorted(game_folders().items()):
+        try:
+            module = game_module(name, "bots")
+        except Exception as exc:  # a game's broken bots must not break the other games
+            log.warning("cannot load the bots of game %s (%s): %s: %s", name, folder.path, type(exc).__name__, exc)
+            continue
+        if module is not None:
+            _register(found, module, f"game folder {folder.path}", game=name)
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:
             obj = ep.load()
         except Exception as exc:  # a broken third-party plug-in must not break the arena
             log.warning("cannot load bot entry point %s = %s: %s", ep.name, ep.value, exc)
             continue
-        seen_modules.add(ep.value)
         _register(found, obj, f"entry point {ep.name}")
-    for package in BUILTIN_PACKAGES:
-        if package in seen_modules:
-            continue
-        try:
-            module = importlib.import_module(package)
-        except ImportError:
-            continue
-        _register(found, module, package)
     return found
+
+
+_cache: dict[tuple[tuple[str, str], ...], dict[tuple[str, str], RegisteredBot]] = {}
+
+
+def registered_bots() -> dict[tuple[str, str], RegisteredBot]:
+    """Every registered bot, keyed by (game, name): the games' own, then the entry points'."""
+    key = tuple(sorted((name, str(folder.path)) for name, folder in game_folders().items()))
+    if key not in _cache:
+        _cache.clear()
+        _cache[key] = _scan()
+    return _cache[key]
 
 
 def bots_for(game: str) -> list[RegisteredBot]:

@@ -44,7 +44,8 @@ log = logging.getLogger(__name__)
 
 # Variables a bot may see from the organiser's environment; everything else (tokens,
 # credentials, cloud keys) stays out.
-ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT")
+ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT",
+               "ARENA_GAMES")  # the games found outside the arena's package (their folders are public)
 OUTPUT_LIMIT = 32 * 1024  # bytes of stdout+stderr kept per bot (the tail)
 LAST_LINE_CHARS = 1000  # of a bot's last line of output, quoted in one-line failure reports
 _READ_CHUNK = 65536

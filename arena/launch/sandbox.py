@@ -26,6 +26,7 @@ from enum import StrEnum
 from functools import cache, lru_cache
 from pathlib import Path
 
+from arena.games import external_game_paths
 from arena.launch import procmask, seccomp
 from arena.launch.folders import NEUTRAL_DIR
 
@@ -171,7 +172,7 @@ def box_args(plan: ChainPlan) -> list[str]:
     if plan.disk_mb:
         args += ["--size", str(plan.disk_mb * 2**20)]
     socket = [plan.endpoint[len("ipc://"):]] if plan.endpoint.startswith("ipc://") else []
-    keep = sorted({*python_paths(), str(PROJECT_ROOT), *plan.readable, *filter(None, [plan.own_folder])})
+    keep = sorted({*public_code(), str(PROJECT_ROOT), *plan.readable, *filter(None, [plan.own_folder])})
     args += [word for path in keep for word in ("--keep", path)]
     args += [word for path in (*plan.writable, *socket) for word in ("--writable", path)]
     args += [word for fd, dest in plan.mask_fds for word in ("--mask", f"{fd}:{dest}")]
@@ -296,9 +297,15 @@ def python_paths() -> tuple[str, ...]:
     return tuple(sorted(kept))
 
 
+def public_code() -> tuple[str, ...]:
+    """What every sandboxed bot may read of the organiser's code: the arena's Python and packages, the games found."""
+    games = [os.path.realpath(path) for path in external_game_paths()]
+    return tuple(sorted({*python_paths(), *games}))
+
+
 def shown_to_every_bot(path: str) -> bool:
-    """True for a (resolved) path every sandboxed bot sees anyway: the system, the arena's Python and packages."""
-    return _inside(path, [*SYSTEM_DIRS, *python_paths()])
+    """True for a (resolved) path every sandboxed bot sees anyway: the system, the arena's Python and packages, the games."""
+    return _inside(path, [*SYSTEM_DIRS, *public_code()])
 
 
 def own_files_dir(argv: tuple[str, ...] | list[str]) -> str:
@@ -412,7 +419,7 @@ def bwrap_args(plan: ChainPlan) -> list[str]:
             args += ["--ro-bind", system_dir, system_dir]
             made.add(system_dir)
     shown = [d for d in SYSTEM_DIRS if os.path.isdir(d)]
-    for path in sorted(set(python_paths()) | set(plan.readable)):
+    for path in sorted(set(public_code()) | set(plan.readable)):
         if os.path.exists(path) and not _inside(path, shown):
             _bind_with_parents(args, made, path, path, "--ro-bind")
             shown.append(path)

@@ -34,7 +34,7 @@ from arena.logs.signing import user_key
 from arena.match.onematch import MatchPlan, default_log_path, play_match
 from arena.match.result import MatchResult
 from arena.play.session import PlaySession, SeatPlan
-from arena.play.ui import Terminal, View, colour_wanted
+from arena.kit.terminal import Terminal, View, colour_wanted
 from arena.play.views import view_for
 
 HUMAN = "human"  # `--vs human`: another person at this terminal

@@ -43,7 +43,7 @@ from arena.match.referee import Referee
 from arena.match.result import MatchResult
 from arena.match.trace import Tracer
 from arena.play.log import GameRecord, RecordingLog, check_log
-from arena.play.ui import COMMAND_HELP, Command, View
+from arena.kit.terminal import COMMAND_HELP, Command, View
 from protocol.codec import ProtocolError, decode_from_referee, encode
 from protocol.messages import hello_message
 

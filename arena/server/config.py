@@ -22,9 +22,10 @@ from arena.launch.plugins import bots_for
 from arena.launch.sandbox import Sandbox, filter_problem, resolve_sandbox
 from arena.match.remote import DEFAULT_GRACE_MS
 from arena.server.net import origin_of
+from arena.tournament.checker import add_games
 from arena.tournament.config import Checker, ConfigError, TournamentConfig, config_from_data
 
-TOP_KEYS = ("name", "game", "seed", "setups", "clock", "limits", "sandbox", "reveal_names", "references",
+TOP_KEYS = ("name", "game", "games", "seed", "setups", "clock", "limits", "sandbox", "reveal_names", "references",
             "admin_token_file", "directory", "server", "ladder", "uploads", "finals", "remote")
 SERVER_KEYS = ("host", "port", "workers", "secure_cookies", "trusted_proxies", "trusted_origins", "login_failures",
                "login_window_s", "login_ipv4_prefix", "login_ipv6_prefix")
@@ -134,6 +135,7 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
     """Check a server config given as a map."""
     check = Checker(source)
     check.keys(data, TOP_KEYS, "")
+    add_games(check, data, base)
     if "game" not in data:
         raise check.fail("game", "missing (the game the contest is played in)")
     game = check.string(data["game"], "game")

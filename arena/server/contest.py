@@ -192,10 +192,10 @@ class Contest:
 
 def check_private(config: ServerConfig) -> None:
     """ConfigError when the server's directory lies where sandboxed bots can read (tokens, database, code)."""
-    from arena.launch.sandbox import python_paths
+    from arena.launch.sandbox import public_code
 
     state = str(config.directory.resolve())
-    for shown in python_paths():
+    for shown in public_code():
         if state == shown or state.startswith(shown.rstrip("/") + "/"):
             raise ConfigError(f"{config.source}: directory: {state} is inside {shown}, which every bot may read; "
-                              "choose a directory outside the Python installation and the arena's packages")
+                              "choose a directory outside the Python installation, the arena's packages and the games' folders")

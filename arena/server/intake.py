@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.games import game_module
 from arena.launch.build import BuildLimits, python_command, run_build, run_contained
 from arena.launch.process import LaunchError, MachineError
 from arena.launch.sandbox import SandboxError, resolve_sandbox
@@ -32,7 +33,7 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database, Row, Status, now
 from arena.server.draws import draw_secret, game_seed, validation_setups
 from arena.server.ladder import MU, SIGMA
-from arena.server.sources import SubmissionError, upload_name
+from arena.server.sources import LANGUAGES, SubmissionError, upload_name
 from arena.server.unpack import UploadBounds, arguments
 from arena.tournament.config import ConfigError, config_from_data
 from arena.tournament.coordinator import Coordinator, RunOptions
@@ -74,12 +75,17 @@ def bounds(config: ServerConfig) -> UploadBounds:
     return UploadBounds(config.uploads.max_bytes, config.uploads.max_files, config.uploads.max_unpacked_bytes)
 
 
+def game_interfaces(game: str) -> set[str]:
+    """The module interfaces a game's folder declares, of those the languages ask for (pascal.py: "pascal")."""
+    return {lang.interface for lang in LANGUAGES.values() if lang.interface and game_module(game, lang.interface)}
+
+
 def check_upload(config: ServerConfig, filename: str, data: bytes) -> Checked:
     """What the upload's reader says of it, run in the sandbox; SubmissionError (with its HTTP status) when refused."""
     name = upload_name(filename)
     if len(data) > config.uploads.max_bytes:
         raise SubmissionError(f"{name}: {len(data)} bytes, over the limit of {config.uploads.max_bytes}", 413)
-    reader = python_command("arena.server.unpack", arguments("check", name, config.game, bounds(config)))
+    reader = python_command("arena.server.unpack", arguments("check", name, game_interfaces(config.game), bounds(config)))
     busy = SubmissionError("the server cannot check uploads just now; try again in a minute", 503)
     if not _READERS.acquire(timeout=READER_QUEUE_S):
         raise busy
@@ -224,8 +230,8 @@ class Intake:
             return
         limits = BuildLimits(timeout_s=float(self.config.ladder.build_timeout_s),
                              output_files=max(2000, 10 * self.config.uploads.max_files))
-        unpack = python_command("arena.server.unpack", arguments("unpack", row.filename, self.config.game,
-                                                                 bounds(self.config)))
+        unpack = python_command("arena.server.unpack", arguments("unpack", row.filename,
+                                                                 game_interfaces(self.config.game), bounds(self.config)))
         bot_dir = folder / "bot"
         shutil.rmtree(bot_dir, ignore_errors=True)  # a leftover of a build the server did not finish
         started = time.monotonic()

@@ -17,6 +17,7 @@ import re
 import shlex
 import sys
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -61,7 +62,7 @@ class Language:
     name: str
     build: str
     run: str  # a BOT spec relative to the built directory ({dir})
-    games: tuple[str, ...] = ()  # only these games ((): any)
+    interface: str = ""  # only games whose folder has this module (pascal: the contest's module interface)
 
 
 # A Node.js bot reads and writes JSON lines; this preload serves it over ZeroMQ in its own process.
@@ -75,7 +76,7 @@ LANGUAGES: dict[str, Language] = {
     ".cpp": Language("c++", "c++ -O2 -std=c++17 -o bot {file} -lzmq -lmsgpackc", "exec:{dir}/bot"),
     ".cc": Language("c++", "c++ -O2 -std=c++17 -o bot {file} -lzmq -lmsgpackc", "exec:{dir}/bot"),
     ".js": Language("javascript", "node --check {file}", f"exec:node --require {ZMQ_LINES} {{dir}}/{{file}}"),
-    ".pas": Language("pascal", "test -s {file}", "pascal:{dir}/{file}", games=("arrows",)),
+    ".pas": Language("pascal", "test -s {file}", "pascal:{dir}/{file}", interface="pascal"),
 }
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2")
 
@@ -105,8 +106,11 @@ def upload_name(filename: str) -> str:
     return base
 
 
-def read_upload(filename: str, data: bytes, limits: Limits, game: str) -> Sources:
-    """Check an upload and return its sources; SubmissionError names the first problem."""
+def read_upload(filename: str, data: bytes, limits: Limits, interfaces: Collection[str]) -> Sources:
+    """Check an upload and return its sources; SubmissionError names the first problem.
+
+    interfaces: the module interfaces the contest's game declares (its folder's pascal.py: "pascal").
+    """
     base = upload_name(filename)
     if len(data) > limits.max_bytes:
         raise SubmissionError(f"{base}: {len(data)} bytes, over the limit of {limits.max_bytes}", 413)
@@ -119,8 +123,9 @@ def read_upload(filename: str, data: bytes, limits: Limits, game: str) -> Source
     if language is None:
         known = ", ".join(sorted(LANGUAGES)) + ", or an archive (" + ", ".join(ARCHIVES) + ") with arena.toml"
         raise SubmissionError(f"{base}: unknown kind of file (known: {known})")
-    if language.games and game not in language.games:
-        raise SubmissionError(f"{base}: {language.name} modules play {', '.join(language.games)} only, not {game}")
+    if language.interface and language.interface not in interfaces:
+        raise SubmissionError(f"{base}: {language.name} modules play only games with a {language.name} interface "
+                              f"({language.interface}.py in the game's folder); this contest's game has none")
     build = language.build.format(file=shlex.quote(base), python=shlex.quote(sys.executable))
     return Sources(language.name, build, language.run.replace("{file}", base), {base: data})
 

@@ -2,7 +2,7 @@
 
 Run by the server as a bot uid, behind the system-call filter, with a memory, time and
 size limit of its own (arena.launch.build): `python -I -S -c BOOT check|unpack FILENAME
-GAME MAX_BYTES MAX_FILES MAX_UNPACKED`, the upload on standard input. It prints one JSON
+INTERFACES MAX_BYTES MAX_FILES MAX_UNPACKED`, the upload on standard input. It prints one JSON
 line: the language, build command and run spec, or the error and its HTTP status. `unpack`
 also writes the files into the working directory, each created anew (O_EXCL) and never
 through a link (O_NOFOLLOW). Stdlib only, so that it starts in a few tens of milliseconds.
@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from arena.server.sources import Sources, SubmissionError, read_upload
@@ -31,9 +32,10 @@ class UploadBounds:
     max_unpacked_bytes: int
 
 
-def arguments(mode: str, filename: str, game: str, limits: UploadBounds) -> list[str]:
-    """The command-line arguments of main() for an upload."""
-    return [mode, filename, game, str(limits.max_bytes), str(limits.max_files), str(limits.max_unpacked_bytes)]
+def arguments(mode: str, filename: str, interfaces: Collection[str], limits: UploadBounds) -> list[str]:
+    """The command-line arguments of main() for an upload (interfaces: those the contest's game declares)."""
+    return [mode, filename, ",".join(sorted(interfaces)) or "-", str(limits.max_bytes), str(limits.max_files),
+            str(limits.max_unpacked_bytes)]
 
 
 def write_files(sources: Sources, root: str) -> None:
@@ -69,13 +71,13 @@ def write_files(sources: Sources, root: str) -> None:
 def main(argv: list[str]) -> int:
     """Check (or unpack) the upload on stdin; one JSON line on stdout; 0 unless the arguments are wrong."""
     if len(argv) != 6 or argv[0] not in MODES:
-        print("usage: check|unpack FILENAME GAME MAX_BYTES MAX_FILES MAX_UNPACKED", file=sys.stderr)
+        print("usage: check|unpack FILENAME INTERFACES MAX_BYTES MAX_FILES MAX_UNPACKED", file=sys.stderr)
         return 2
-    mode, filename, game = argv[:3]
+    mode, filename, interfaces = argv[0], argv[1], frozenset(argv[2].split(",")) - {"-"}
     limits = UploadBounds(*(int(number) for number in argv[3:]))
     data = sys.stdin.buffer.read(limits.max_bytes + 1)
     try:
-        sources = read_upload(filename, data, limits, game)
+        sources = read_upload(filename, data, limits, interfaces)
         if mode == "unpack":
             write_files(sources, ".")
     except SubmissionError as exc:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+from arena.games import GameError, add_game_paths
 
 
 class ConfigError(ValueError):
@@ -61,6 +64,20 @@ class Checker:
         if not isinstance(value, list):
             raise self.fail(key, f"must be an array, got {_kind(value)}")
         return value
+
+
+def add_games(check: Checker, data: Mapping[str, Any], base: Path) -> list[str]:
+    """A config's `games` (a folder, or an array of them, relative to the config): found in this process too."""
+    if "games" not in data:
+        return []
+    value = data["games"]
+    paths = [value] if isinstance(value, str) else check.array(value, "games")
+    folders = [str(base / check.string(path, "games")) for path in paths]
+    try:
+        add_game_paths(folders, origin=check.source or "games")
+    except GameError as exc:
+        raise check.fail("games", str(exc)) from None
+    return folders
 
 
 _KINDS = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.clock import ClockError, ClockSettings
-from arena.games import Game, GameError, UnknownGame, get_game
+from arena.games import Game, GameError, UnknownGame, add_game_paths, get_game
+from arena.games.registry import is_game_folder
 from arena.launch.botspec import (
     BotKind,
     BotOptionsError,
@@ -41,12 +42,12 @@ from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, al
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
 from protocol.keys import KeyFileError, read_key_file
 from arena.setups import SetupFileError, complete_setup, load_setup_file
-from arena.tournament.checker import Checker, ConfigError
+from arena.tournament.checker import Checker, ConfigError, add_games
 from arena.tournament.overlap import FIX, folder_conflict
 from arena.tournament.schedule import derive_seed
 from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
 
-TOP_KEYS = ("name", "game", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
+TOP_KEYS = ("name", "game", "games", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
             "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt", "format", "challengers", "rounds",
             "tiebreak_pairs", "ponder", "shared_dirs", "reveal_names", "transport", "remote")
 BOT_KEYS = ("spec", "name", "options", "limits", "dir", "transport")
@@ -215,7 +216,16 @@ def load_config(path: str | os.PathLike[str], transport: str | None = None) -> T
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     if transport is not None:
         data["transport"] = transport
-    return config_from_data(data, base=path.parent, source=str(path), default_name=path.stem, config_file=path)
+    default_name = path.stem
+    folder = path.resolve().parent
+    if is_game_folder(folder) and "game" not in data:
+        # A config inside a game's folder (its demo.toml) plays that game, found even when nobody named it.
+        try:
+            data["game"] = add_game_paths([folder], origin=str(path))[0]
+        except GameError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+        default_name = f"{data['game']}-{path.stem}"
+    return config_from_data(data, base=path.parent, source=str(path), default_name=default_name, config_file=path)
 
 
 def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: str = "",
@@ -224,6 +234,7 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
     check = Checker(source)
     base = base or Path.cwd()
     check.keys(data, TOP_KEYS, "")
+    add_games(check, data, base)
     if "game" not in data:
         raise check.fail("game", "missing (the game every match is played in)")
     game_name = check.string(data["game"], "game")

@@ -10,6 +10,8 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from arena.games import game_file
+from arena.kit.drawing import kit_script
 from arena.logs.matchlog import MatchLog, read_log
 from arena.viewer.frames import match_data
 
@@ -41,7 +43,8 @@ MATCH_BODY = Template("""<header>
 <div class="meta">$badges</div>
 </header>
 <main>
-<div id="stage"><svg id="board" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="board"></svg></div>
+<div id="stage"><p id="drawing-note" class="note" hidden></p>
+<svg id="board" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="board"></svg></div>
 <aside>
 <div class="panel">
 <div class="controls">
@@ -69,6 +72,16 @@ $output
 </main>
 <script type="application/json" id="arena-data">$data</script>
 <script>
+$kit
+</script>
+<script>
+window.arenaDraw = (function (kit) {
+"use strict";
+$draw
+return typeof draw === "function" ? draw : null;
+})(kit);
+</script>
+<script>
 $js
 </script>
 """)
@@ -77,6 +90,14 @@ $js
 def static_text(name: str) -> str:
     """The text of a file in arena/viewer/static (package data)."""
     return resources.files("arena.viewer").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def game_drawing(game: str) -> str:
+    """The game's draw.js, made safe inside a <script> element ("" for a game without one)."""
+    path = game_file(game, "draw.js")
+    if path is None:
+        return ""
+    return path.read_text(encoding="utf-8").replace("</", "<\\/")  # a string holding "</script>" ends nothing
 
 
 def embed_json(value: Any) -> str:
@@ -138,7 +159,7 @@ def match_page(data: dict[str, Any], back: str = "", back_label: str = "tourname
         badges += f"<span class='badge bad'>{html.escape(data['stopped'])}</span>"
     body = MATCH_BODY.substitute(
         heading=heading, meta=meta, badges=badges, result=_result_html(data), output=_output_html(data),
-        data=embed_json(data), js=static_text("viewer.js"),
+        data=embed_json(data), kit=kit_script(), draw=game_drawing(data["game"]), js=static_text("viewer.js"),
     )
     return page(f"{data['game']} {data['match']}: {' vs '.join(names)}", body, "match")
 

@@ -7,11 +7,10 @@ it imports are instrumented with the target's own.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import harness
 
-from arena.games import Game, GameError, game_names, get_game
+from arena.games import Game, GameError, game_folder, game_names, get_game
 from arena.setups import SetupFileError, complete_setup, parse_setup_data
 from protocol.codec import encode
 
@@ -19,7 +18,6 @@ GAMES = [get_game(name) for name in game_names()]
 
 MEMORY_PER_BYTE = 256
 MEMORY_BASE = 8 << 20  # a setup may ask for the largest board a game has
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def pick(selector: int) -> tuple[Game, int]:
@@ -50,6 +48,6 @@ def check(game: Game, players: int, data: bytes, filename: str) -> None:
 
 
 def example_setups(suffix: str) -> list[tuple[Game, bytes]]:
-    """The project's own setup files (configs/setups/GAME-*.SUFFIX) and their games."""
-    return [(get_game(path.name.split("-")[0]), path.read_bytes())
-            for path in sorted((ROOT / "configs" / "setups").glob(f"*{suffix}"))]
+    """Every game's own setup files (setups/*.SUFFIX in its folder) and their games."""
+    return [(get_game(name), path.read_bytes()) for name in game_names()
+            for path in sorted((game_folder(name).path / "setups").glob(f"*{suffix}"))]

@@ -1,38 +1,37 @@
-"""Regenerate the golden match logs (run after a game's version changes): python tests/golden/regenerate.py"""
+"""Rewrite every game's golden match log (after a rules change): python tests/golden/regenerate.py [GAME...]
+
+A game keeps its golden log in its folder's tests/golden.msgpack, played from tests/golden.json
+(its bots, partial setup and seed); tests/logs/test_golden.py checks that every one still verifies.
+"""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from arena.games import get_game  # noqa: E402
+from arena.games import game_file, game_names, get_game  # noqa: E402
 from arena.launch.botspec import parse_bot_spec  # noqa: E402
 from arena.match.onematch import MatchPlan, play_match  # noqa: E402
-from arena.setups import complete_setup
-
-# game -> (bots, partial setup, seed): small, seeded, every shape of game.
-GOLDEN = {
-    "arrows": (["greedy", "random"], {"cols": 8, "rows": 8, "density": 0.1}, 5),
-    "blocking": (["maxblock", "random"], {"rows": 5, "cols": 6}, 5),
-    "tiles": (["greedy", "random"], {"plates": 3, "plate_size": 3, "rows": 4, "row_len": 3, "min_pot": 40, "max_pot": 40}, 5),
-    "tenten": (["greedy"], {"max_rounds": 6}, 5),
-    "blocky": (["smart", "random", "random"], {"turns": 3, "max_depth": 3}, 5),
-}
+from arena.setups import complete_setup  # noqa: E402
 
 
-def main() -> None:
-    """Play each golden match and write its log next to this script."""
-    for name, (bots, partial, seed) in GOLDEN.items():
+def main(names: list[str]) -> None:
+    """Play each game's golden match and write its log into the game's folder."""
+    for name in names or game_names():
+        recipe_path = game_file(name, "tests/golden.json")
+        if recipe_path is None:
+            continue
+        recipe = json.loads(recipe_path.read_text())
         game = get_game(name)
-        specs = [parse_bot_spec(bot, name) for bot in bots]
-        setup = complete_setup(game, partial, len(specs), seed)
-        path = HERE / f"{name}.msgpack"
-        result = play_match(MatchPlan(game, specs, setup, seed, match_id=f"golden-{name}", log_path=path))
-        print(f"{name}: {result.reason} scores {result.scores} in {result.plies} plies -> {path.name}")
+        specs = [parse_bot_spec(bot, name) for bot in recipe["bots"]]
+        setup = complete_setup(game, recipe["setup"], len(specs), recipe["seed"])
+        path = recipe_path.with_suffix(".msgpack")
+        result = play_match(MatchPlan(game, specs, setup, recipe["seed"], match_id=f"golden-{name}", log_path=path))
+        print(f"{name}: {result.reason} scores {result.scores} in {result.plies} plies -> {path}")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

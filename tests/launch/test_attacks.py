@@ -79,7 +79,7 @@ def victim(mode: Sandbox, zeromq: bool = False) -> str:
     # The arena's own Python lives under /root here, which a bot uid cannot reach without bwrap.
     if mode == Sandbox.UID:
         return f"stdio:{SYSTEM_PYTHON} {FIXTURES / 'stdiobot.py'}"
-    return f"exec:{sys.executable} -m protocol.run bots.blocking.simple:RandomBot" if zeromq else "random"
+    return f"exec:{sys.executable} -m protocol.run arena.games.blocking.bots.simple:RandomBot" if zeromq else "random"
 
 
 def attack(tmp_path: Path, mode: Sandbox, name: str, arg: str = "", other: str = "",

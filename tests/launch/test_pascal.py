@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
-from arena.games.arrows import setup_to_pairs
+from arena.games.arrows.rules import setup_to_pairs
 from arena.launch import pascal
+from arena.launch.botspec import BotSpecError, parse_bot_spec
 from arena.launch.pascal import (
     CACHE_ENV,
     COMPILE_ENV,
@@ -80,7 +81,8 @@ def built() -> dict[str, Path]:
 
 def serve_on_pipes(library: Path, messages: list[dict], cwd: Path) -> subprocess.CompletedProcess[str]:
     """The SDK serving a compiled module on its pipes, fed these referee messages as JSON lines."""
-    return subprocess.run([sys.executable, "-m", "protocol.run", "--stdio", "--pascal", str(library)],
+    return subprocess.run([sys.executable, "-m", "protocol.run", "--stdio", "--pascal", str(library),
+                           "--interface", "arena.games.arrows.pascal"],
                           input="".join(json.dumps(m) + "\n" for m in messages), check=False, capture_output=True,
                           text=True, timeout=30, cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
@@ -533,3 +535,11 @@ def test_a_module_reading_a_secret_loses_and_the_secret_stays_out(built: dict[st
     result, _ = run("arrows", [spec(INCLUDED), "greedy"], BOARD, log=tmp_path / "played.msgpack")
     assert result.reason == "blocked", result.detail  # a module that compiles plays with the secret set, too
     assert SECRET not in repr(result) and SECRET.encode() not in (tmp_path / "played.msgpack").read_bytes()
+
+
+def test_a_game_without_a_pascal_interface_refuses_a_module_in_one_line() -> None:
+    with pytest.raises(BotSpecError, match=r"^pascal: modules play the games whose folder has a Pascal interface "
+                                           r"\(pascal\.py\): arrows; blocking has none$"):
+        parse_bot_spec(f"pascal:{EXAMPLE}", "blocking")
+    assert parse_bot_spec(f"pascal:{EXAMPLE}", "arrows").interface == "arena.games.arrows.pascal"
+

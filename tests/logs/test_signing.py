@@ -39,7 +39,7 @@ from arena.logs.signing import (
 from tests.helpers import ROOT, badbot, run
 
 Records = list[dict[str, Any]]
-GOLDEN = ROOT / "tests" / "golden"
+GOLDEN = sorted((ROOT / "arena" / "games").glob("*/tests/golden.msgpack"))  # every game's stored log
 FORMAT1 = ROOT / "tests" / "data" / "blocking-format1.msgpack"
 
 
@@ -419,12 +419,13 @@ def test_cut_log_reports_truncated_with_the_count(played: dict[str, Path], confi
 
 
 def test_old_formats_and_golden_logs_verify_unsigned(config_home: Path) -> None:
-    for path in [*sorted(GOLDEN.glob("*.msgpack")), FORMAT1]:
+    assert GOLDEN
+    for path in [*GOLDEN, FORMAT1]:
         out = verify_cli(path, config_home)
         assert out.returncode == 0, out.stdout
         fmt = read_log(path).format
         assert signature_of(out) == f"signature: unsigned (format {fmt})"
-    dump = arena("replay", str(GOLDEN / "tiles.msgpack"), "--json", config=config_home)
+    dump = arena("replay", str(GOLDEN[0]), "--json", config=config_home)
     assert '"status": "unsigned"' in dump.stdout
 
 
@@ -486,7 +487,7 @@ def test_tournament_logs_are_signed_with_the_directory_key(tmp_path: Path, confi
 
 
 def test_signing_costs_little(tmp_path: Path) -> None:
-    header = split(GOLDEN.joinpath("blocking.msgpack").read_bytes())[0][0]
+    header = split(GOLDEN[0].read_bytes())[0][0]
     moves = [{"kind": "move", "ply": i, "seat": i % 2, "move": [i % 9, i % 7], "time_ms": 1.25,
               "clocks": [1000.5, 999.25], "pos": 123456} for i in range(1, 5001)]
     timings = {}

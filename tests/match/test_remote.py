@@ -27,15 +27,22 @@ from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.launch.botspec import parse_bot_spec
 from arena.launch.sandbox import Sandbox
-from arena.match.listener import Listener
-from arena.match.remote import (DEFAULT_GRACE_MS, JITTER_MS, JITTER_SHARE, RemoteSettings, peer_name,
-                                 tcp_round_trip_ms, uncharged_ms)
-from arena.match.result import MatchResult
-from arena.match.onematch import MatchPlan, play_match
-from arena.match.transport import SeatState
-from arena.setups import complete_setup
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
+from arena.match.listener import Listener
+from arena.match.onematch import MatchPlan, play_match
+from arena.match.remote import (
+    DEFAULT_GRACE_MS,
+    JITTER_MS,
+    JITTER_SHARE,
+    RemoteSettings,
+    peer_name,
+    tcp_round_trip_ms,
+    uncharged_ms,
+)
+from arena.match.result import MatchResult
+from arena.match.transport import SeatState
+from arena.setups import complete_setup
 from protocol.keys import new_key_pair
 from tests.helpers import FIXTURES, ROOT, free_port, run, wait_until
 
@@ -168,7 +175,7 @@ def test_the_sdk_plays_remotely_with_connect(keys: Keys, clients: list[subproces
     endpoint = free_endpoint()
     bot = start(clients, endpoint, keys, "", argv=[
         sys.executable, "-m", "protocol.run", "--connect", endpoint, "--server-key", str(keys.public("referee")),
-        "--key", str(keys.secret("alice")), "bots.blocking.simple:SequentialBot"])
+        "--key", str(keys.secret("alice")), "arena.games.blocking.bots.simple:SequentialBot"])
     result = match(endpoint, keys)
     assert result.reason in ("normal", "blocked") and result.offender is None, result.detail
     assert result.names == ["alice", "maxblock"]
@@ -377,7 +384,7 @@ def test_a_bot_still_connected_plays_on_with_the_next_listener_on_its_port(
     endpoint = free_endpoint()
     bot = start(clients, endpoint, keys, "", argv=[
         sys.executable, "-m", "protocol.run", "--connect", endpoint, "--server-key", str(keys.public("referee")),
-        "--key", str(keys.secret("alice")), "bots.blocking.simple:SequentialBot"])
+        "--key", str(keys.secret("alice")), "arena.games.blocking.bots.simple:SequentialBot"])
     game = get_game("blocking")
     setup = complete_setup(game, SETUP, 2, 3)
     clock = ClockSettings(budget_ms=5000, startup_ms=10_000)

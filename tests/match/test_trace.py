@@ -13,7 +13,7 @@ from tests.helpers import FIXTURES, ROOT, require
 from tests.tournament.helpers import cli, read_matches, write_config
 
 STDIO_BOT = f"stdio:{sys.executable} {FIXTURES / 'stdiobot.py'}"
-ZMQ_RANDOM = f"exec:{sys.executable} -m protocol.run bots.blocking.simple:RandomBot"
+ZMQ_RANDOM = f"exec:{sys.executable} -m protocol.run arena.games.blocking.bots.simple:RandomBot"
 
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import re
 import signal
-import sqlite3
 import socket
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -239,7 +239,7 @@ def test_with_finals_true_a_connected_remote_entrant_plays_the_finals(
         (keys / "server.key").write_text(f'metadata\ncurve\n    public-key = "{info["server_key"]}"\n')
         processes.append(subprocess.Popen(
             [sys.executable, "-m", "protocol.run", "--connect", info["listen"], "--server-key", str(keys / "server.key"),
-             "--key", str(keys / "ada.key_secret"), "bots.blocking.simple:SequentialBot"], cwd=ROOT,
+             "--key", str(keys / "ada.key_secret"), "arena.games.blocking.bots.simple:SequentialBot"], cwd=ROOT,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True))
         assert server.settled("ada", number, timeout=120)["status"] == "active"
         assert server.settled("bob", bob, timeout=120)["status"] == "active"

@@ -15,19 +15,19 @@ LIMITS = UploadLimits(max_bytes=100_000, max_files=10, max_unpacked_bytes=200_00
 MANIFEST = b'run = "./bot"\nbuild = "make"\n'
 
 
-def refused(name: str, data: bytes, game: str = "blocking") -> str:
+def refused(name: str, data: bytes, interfaces: frozenset[str] = frozenset()) -> str:
     with pytest.raises(SubmissionError) as caught:
-        read_upload(name, data, LIMITS, game)
+        read_upload(name, data, LIMITS, interfaces)
     return str(caught.value)
 
 
 def test_single_files_get_their_languages_build_and_run() -> None:
-    python = read_upload("fewest.py", FEWEST, LIMITS, "blocking")
+    python = read_upload("fewest.py", FEWEST, LIMITS, frozenset())
     assert python.language == "python" and "py_compile fewest.py" in python.build
     assert python.run == "{dir}/fewest.py" and python.files == {"fewest.py": FEWEST}
-    c = read_upload("bot.c", b"int main(void){return 0;}", LIMITS, "blocking")
+    c = read_upload("bot.c", b"int main(void){return 0;}", LIMITS, frozenset())
     assert c.build.startswith("cc ") and c.run == "exec:{dir}/bot"
-    js = read_upload("bot.js", b"1;", LIMITS, "blocking").run  # JSON lines, served over ZeroMQ in its process
+    js = read_upload("bot.js", b"1;", LIMITS, frozenset()).run  # JSON lines, served over ZeroMQ in its process
     assert js.startswith("exec:node --require ") and js.endswith("protocol/node/zmq_lines.js {dir}/bot.js")
 
 
@@ -36,19 +36,19 @@ def test_single_files_get_their_languages_build_and_run() -> None:
     ("bot;rm.py", b"x", "use letters"),
     ("empty.py", b"", "empty"),
     ("big.py", b"#" * 100_001, "over the limit"),
-    ("module.pas", b"unit m; interface implementation end.", "arrows only"),
+    ("module.pas", b"unit m; interface implementation end.", "only games with a pascal interface"),
 ])
 def test_bad_single_files_are_refused_with_a_reason(name: str, data: bytes, words: str) -> None:
     assert words in refused(name, data)
 
 
 def test_a_single_files_path_is_reduced_to_its_name() -> None:
-    assert set(read_upload("../../etc/bot.py", FEWEST, LIMITS, "blocking").files) == {"bot.py"}
+    assert set(read_upload("../../etc/bot.py", FEWEST, LIMITS, frozenset()).files) == {"bot.py"}
 
 
 def test_an_archive_with_one_top_folder_is_promoted_and_mac_litter_dropped() -> None:
     data = zip_of({"mine/arena.toml": MANIFEST, "mine/src/bot.c": b"int x;", "__MACOSX/mine/._bot.c": b"junk"})
-    sources = read_upload("bot.zip", data, LIMITS, "blocking")
+    sources = read_upload("bot.zip", data, LIMITS, frozenset())
     assert set(sources.files) == {"arena.toml", "src/bot.c"}
     assert sources.build == "make" and sources.run.startswith("exec:sh -c")
 

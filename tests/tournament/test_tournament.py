@@ -32,7 +32,7 @@ SIX_BOTS: list[Any] = [
     "sequential",
     "maxblock",
     {"spec": "random", "name": "random-7", "options": {"seed": 7}},
-    {"spec": "bots.blocking.simple:MaxBlockBot", "name": "module-maxblock"},
+    {"spec": "arena.games.blocking.bots.simple:MaxBlockBot", "name": "module-maxblock"},
     None,  # the exec: bot, filled in per test (it records its pids)
 ]
 

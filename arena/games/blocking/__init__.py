@@ -1,0 +1,1 @@
+"""Blocking (Blokovanie): the game's rules, bots, views, drawing, analyzer, docs and tests."""

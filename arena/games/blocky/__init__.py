@@ -1,0 +1,1 @@
+"""Blocky (CSC148): the game's rules, bots, views, drawing, docs and tests."""

@@ -1,0 +1,1 @@
+"""1010! (tenten): the game's rules, bots, views, drawing, analyzer, docs and tests."""

@@ -1,0 +1,1 @@
+"""Tiles (Tegelspel): the game's rules, bots, views, drawing, analyzer, docs and tests."""
