@@ -2,13 +2,17 @@
 
 The field is fixed when the admin starts the finals (stored, so a restarted server resumes
 the very same tournament); the games run through the tournament coordinator into
-`finals/`, with standings, reports and signed logs, checkable by `arena verify`.
+`finals/`, with standings, reports and signed logs, checkable by `arena verify`. Each
+pairing plays `finals.games_per_pairing` games: half as many setups, drawn from the
+contest's with its seed (each in both seats), the contest's setups taken in turn when it
+has fewer.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import threading
 from pathlib import Path
 from typing import Any
@@ -44,12 +48,20 @@ def freeze_field(config: ServerConfig, db: Database) -> list[dict[str, Any]]:
     return bots
 
 
+def finals_setups(count: int, pairs: int, seed: int) -> list[int]:
+    """The contest's setups the finals play (indexes): pairs of them, drawn with the seed; in turn when too few."""
+    order = list(range(count))
+    random.Random(seed).shuffle(order)
+    return [order[i % count] for i in range(pairs)]
+
+
 def finals_data(config: ServerConfig, bots: list[dict[str, Any]]) -> dict[str, Any]:
-    """The tournament config of the finals."""
+    """The tournament config of the finals: games_per_pairing games per pairing, two on each setup (both seats)."""
     tournament = config.tournament
+    chosen = finals_setups(len(tournament.setups), config.finals_games // 2, tournament.seed)
     return {"name": f"{tournament.name}-finals", "game": tournament.game, "seed": tournament.seed,
-            "players": 2, "games_per_pairing": config.finals_games, "format": config.finals_format,
-            "setups": {"maps": [s.setup for s in tournament.setups]}, "clock": clock_data(config),
+            "players": 2, "games_per_pairing": 2, "format": config.finals_format,
+            "setups": {"maps": [tournament.setups[i].setup for i in chosen]}, "clock": clock_data(config),
             "limits": limits_data(config), "sandbox": str(tournament.sandbox), "bots": bots,
             "concurrency": config.workers, "reveal_names": tournament.reveal_names, **remote_table(config, bots)}
 
