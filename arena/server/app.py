@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 from arena.server.auth import Caller
 from arena.server.config import ServerConfig
 from arena.server.contest import Contest
+from arena.server.eventlog import tell
 from arena.server.net import ConnectionMiddleware
 from arena.server.origin import CrossOriginMiddleware
 from arena.server.ratelimit import RateLimited
@@ -43,6 +44,7 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         contest.engine.stop_event.set()
         if contest.start_engine:
             await run_in_threadpool(contest.engine.stop)
+            tell("stop", "the server stopped (the games in flight finished, or wait in the queue)")
 
     # The connection's own address is kept before a trusted proxy's headers name the client (net.py).
     middleware = [Middleware(ConnectionMiddleware)]

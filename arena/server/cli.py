@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import secrets
+import socket
 import sys
 import urllib.error
 import urllib.request
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
+from arena.server.eventlog import FORMATS, configure, tell
 
 EXTRA_HINT = "arena serve needs the server extra: pip install 'arena[server]' (or -e '.[server]' in a checkout)"
 
@@ -25,7 +27,8 @@ def register(subparsers: Any) -> None:
         usage="arena serve [options] CONFIG\n       arena serve backup CONFIG DEST",
         description="Start the contest server of CONFIG (TOML): the web pages and JSON API, the build and "
                     "validation of submissions in the sandbox, and the ladder. State lives under the config's "
-                    "directory (SQLite, submissions, logs, finals); a restart resumes it. "
+                    "directory (SQLite, submissions, logs, finals); a restart resumes it. Each event (an upload, a "
+                    "build, a validation, the ladder's progress, the finals, an error) is one line on stderr. "
                     "`arena serve backup CONFIG DEST` copies that state, consistently, into the new folder DEST "
                     "while the server runs (restore: docs/server.md).")
     s.add_argument("config", metavar="CONFIG")
@@ -42,6 +45,11 @@ def register(subparsers: Any) -> None:
     s.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler (tcp://host:8786) for --executor dask")
     s.add_argument("--paused", action="store_true",
                    help="start with the ladder paused (after a restore: look, then resume it on the admin page)")
+    s.add_argument("-v", "--verbose", dest="loud", action="count", default=0,
+                   help="tell each ladder game and the web server's access lines too")
+    s.add_argument("-q", "--quiet", action="store_true", help="tell only warnings and errors")
+    s.add_argument("--log-format", choices=FORMATS, default="text",
+                   help="each event as a line of text (default) or as one JSON object")
     s.set_defaults(func=cmd_serve)
 
     e = subparsers.add_parser("entrants", help="list or add a contest server's entrants",
@@ -89,14 +97,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
         import uvicorn
     except ImportError:
         raise CliError(EXTRA_HINT) from None
-    import dataclasses
+    config = _serve_config(args)
+    lock = _lock(config)
+    verbosity = -1 if args.quiet else args.loud + bool(getattr(args, "verbose", False))
+    configure(verbosity, args.log_format)
+    listener, url = _listen(config.host, config.port)
+    app = _app(config, args.paused, url)
+    _tell_start(config, url, args.paused)
+    with lock, listener:
+        # Forwarding headers are believed from the config's trusted proxies only (arena/server/net.py).
+        server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=verbosity > 0, proxy_headers=False,
+                                               timeout_graceful_shutdown=5))
+        server.run(sockets=[listener])
+    return EXIT_OK
 
-    from arena.server.app import create_app
-    from arena.server.auth import AuthError
-    from arena.server.contest import check_private
-    from arena.server.db import DatabaseError
-    from arena.tournament.config import ConfigError
-    from arena.tournament.dirlock import DirectoryInUse, lock_directory
+
+def _serve_config(args: argparse.Namespace) -> Any:
+    """The config with the command line's changes, checked for what serving needs."""
+    import dataclasses
 
     config = _config(args.config, args.insecure)
     if args.scheduler and args.executor != "dask":
@@ -120,40 +138,71 @@ def cmd_serve(args: argparse.Namespace) -> int:
         check_restored(config.directory)
     except BackupError as exc:
         raise CliError(str(exc)) from None
-    try:  # one server per state directory, before anything in it is opened; held while serving
+    return config
+
+
+def _lock(config: Any) -> Any:
+    """One server per state directory, before anything in it is opened; held while serving."""
+    from arena.server.contest import check_private
+    from arena.tournament.config import ConfigError
+    from arena.tournament.dirlock import DirectoryInUse, lock_directory
+
+    try:
         check_private(config)  # (before the lock creates the directory)
-        lock = lock_directory(config.directory)
-    except ConfigError as exc:
-        raise CliError(str(exc)) from None
-    except DirectoryInUse as exc:
+        return lock_directory(config.directory)
+    except (ConfigError, DirectoryInUse) as exc:
         raise CliError(str(exc)) from None
     except OSError as exc:
         raise CliError(f"cannot use the state directory {config.directory}: {exc.strerror}") from None
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _listen(host: str, port: int) -> tuple[socket.socket, str]:
+    """A listening socket on host:port (port 0: a free one) and the pages' URL, known before the server starts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+        listener.listen(2048)
+    except OSError as exc:
+        listener.close()
+        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    listener.set_inheritable(True)
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    return listener, f"http://{shown}:{listener.getsockname()[1]}/"
+
+
+def _app(config: Any, paused: bool, url: str) -> Any:
+    """The application of the contest (its database opened)."""
+    from arena.server.app import create_app
+    from arena.server.auth import AuthError
+    from arena.server.db import DatabaseError
+    from arena.tournament.config import ConfigError
+
     try:
         app = create_app(config)
     except (DatabaseError, AuthError, ConfigError, OSError) as exc:
         raise CliError(str(exc)) from None
-    if args.paused:
+    if paused:
         app.state.contest.db.set_setting("paused", "1")
-    print(f"arena serve: {config.tournament.name} ({config.game}) on http://{config.host}:{config.port}/ — "
-          f"state in {config.directory}, admin token in {config.admin_token_file}"
-          + (" — the ladder is paused" if args.paused else ""), file=sys.stderr, flush=True)
+    return app
+
+
+def _tell_start(config: Any, url: str, paused: bool) -> None:
+    """The first lines: where the pages are, where the state is; remote bots' key; a tarfile warning."""
+    tell("start", "%s (%s) running on %s%s: state in %s, admin token in %s", config.tournament.name, config.game, url,
+         " with the ladder paused" if paused else "", config.directory, config.admin_token_file,
+         url=url, directory=str(config.directory), paused=paused)
     if config.remote.allowed:
         from arena.server.remotes import server_public
 
-        print(f"arena serve: remote bots connect to {config.remote.listen} with --server-key {server_public(config)}",
-              file=sys.stderr, flush=True)
+        tell("start", "remote bots connect to %s with --server-key %s", config.remote.listen, server_public(config),
+             listen=config.remote.listen)
     from arena.launch.archive import tarfile_filter_warning
 
     risk = tarfile_filter_warning()
     if risk:
-        print(f"arena serve: warning: {risk}", file=sys.stderr, flush=True)
-    with lock:
-        # Forwarding headers are believed from the config's trusted proxies only (arena/server/net.py).
-        uvicorn.run(app, host=config.host, port=config.port, log_level="info", proxy_headers=False,
-                    timeout_graceful_shutdown=5)
-    return EXIT_OK
+        tell("start", "%s", risk, level=logging.WARNING)
 
 
 def cmd_backup(config_path: str, dest: str) -> int:

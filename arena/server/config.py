@@ -28,7 +28,7 @@ from arena.tournament.config import Checker, ConfigError, TournamentConfig, conf
 TOP_KEYS = ("name", "game", "games", "seed", "setups", "clock", "limits", "sandbox", "reveal_names", "references",
             "admin_token_file", "directory", "server", "ladder", "uploads", "finals", "remote")
 SERVER_KEYS = ("host", "port", "workers", "secure_cookies", "trusted_proxies", "trusted_origins", "login_failures",
-               "login_window_s", "login_ipv4_prefix", "login_ipv6_prefix")
+               "login_window_s", "login_ipv4_prefix", "login_ipv6_prefix", "log_every")
 LADDER_KEYS = ("placement_games", "validation_games", "provisional_games", "max_errors", "max_error_rate",
                "build_timeout_s", "lease_factor", "max_attempts", "scrimmages_per_hour", "max_games")
 UPLOAD_KEYS = ("max_bytes", "max_files", "max_unpacked_bytes", "versions_per_entrant", "per_hour")
@@ -104,6 +104,7 @@ class ServerConfig:
     source: str = ""
     executor: str = "local"  # or "dask" (arena serve --executor dask --scheduler ADDRESS)
     scheduler: str | None = None
+    log_every: int = 100  # the ladder's progress is told every this many games
 
     @property
     def game(self) -> str:
@@ -193,6 +194,7 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
         ladder=_ladder(check, data.get("ladder", {})), uploads=_uploads(check, data.get("uploads", {})),
         finals_games=_even(check, finals.get("games_per_pairing", 4), "finals.games_per_pairing"),
         finals_format=finals_format, remote=_remote(check, data.get("remote", {})), source=source,
+        log_every=check.integer(server.get("log_every", 100), "server.log_every", 1, 10**9),
     )
 
 

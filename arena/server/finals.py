@@ -19,9 +19,12 @@ from typing import Any
 
 from arena.server.config import ServerConfig
 from arena.server.db import Database, Status
+from arena.server.eventlog import tell
 from arena.server.intake import clock_data, limits_data
 from arena.tournament.config import config_from_data
 from arena.tournament.coordinator import Coordinator, RunOptions
+
+PROGRESS_SHARE = 10  # the finals' progress is told at every tenth of their games
 
 
 class FinalsError(RuntimeError):
@@ -79,7 +82,7 @@ def remote_table(config: ServerConfig, bots: list[dict[str, Any]]) -> dict[str, 
 
 
 def run_finals(config: ServerConfig, db: Database, stop: threading.Event) -> None:
-    """Play the finals (resuming what is already in finals/) to the end."""
+    """Play the finals (resuming what is already in finals/) to the end, telling their progress."""
     bots = json.loads(db.setting("finals_bots", "[]"))
     if len(bots) < 2:
         raise FinalsError("no finals field is stored; start the finals from the admin page")
@@ -89,11 +92,42 @@ def run_finals(config: ServerConfig, db: Database, stop: threading.Event) -> Non
         presence = str(config.directory / "remote" / "finals-connected.json")
         tournament = dataclasses.replace(tournament, remote=dataclasses.replace(tournament.remote, presence=presence))
     coordinator = Coordinator(tournament, RunOptions(out=finals_dir(config), resume=True, quiet=True))
+    ended = threading.Event()
+    watcher = threading.Thread(target=_tell_progress, args=(coordinator, ended), name="arena-finals-progress",
+                               daemon=True)
+    watcher.start()
     try:
         coordinator.run()
     finally:
+        ended.set()
         coordinator.close()
     from arena.viewer.report import write_report
 
     out = finals_dir(config)
     write_report(out, out / "report.html", source="")  # served to anyone: no host path
+
+
+def _tell_progress(coordinator: Coordinator, ended: threading.Event) -> None:
+    """Tell the finals' progress at every tenth of their games (looked at each second) until they end."""
+    told = len(coordinator.done)
+    while not ended.wait(1.0):
+        played, total = len(coordinator.done), max(coordinator.plan.total(), len(coordinator.schedule))
+        step = max(1, total // PROGRESS_SHARE)
+        if played // step > told // step and played < total:
+            tell("finals", "%d of %d games played", played, total, played=played, total=total)
+            told = played
+
+
+def finals_standings(config: ServerConfig) -> list[dict[str, Any]]:
+    """The finals' final order (place, entrant, points, games, wins, draws, losses, failures), once written."""
+    try:
+        data = json.loads((finals_dir(config) / "standings.json").read_text())
+    except (OSError, ValueError):
+        return []
+    keys = ("place", "name", "points", "games", "wins", "draws", "losses", "failures")
+    return [{key: bot.get(key) for key in keys} for bot in data.get("bots", []) if isinstance(bot, dict)]
+
+
+def podium(standings: list[dict[str, Any]], count: int = 3) -> str:
+    """The first places in one line: `1. carol 6.0, 2. bob 4.0, 3. alice 2.0`."""
+    return ", ".join(f"{row['place']}. {row['name']} {row['points']}" for row in standings[:count])

@@ -32,6 +32,7 @@ from arena.outcomes import FAILURES
 from arena.server.config import ServerConfig
 from arena.server.db import Database, Row, Status, now
 from arena.server.draws import draw_secret, game_seed, validation_setups
+from arena.server.eventlog import tell
 from arena.server.ladder import MU, SIGMA
 from arena.server.sources import LANGUAGES, SubmissionError, upload_name
 from arena.server.unpack import UploadBounds, arguments
@@ -126,9 +127,14 @@ def accept_upload(config: ServerConfig, db: Database, entrant: Row, filename: st
 
     SubmissionError: the upload itself is unacceptable; QuotaError: the entrant may not submit now.
     """
-    check_quota(config, db, entrant)
+    try:
+        check_quota(config, db, entrant)
+        checked = check_upload(config, filename, data)  # refuses before anything is stored
+    except (SubmissionError, QuotaError) as exc:
+        tell("upload", "%s: %s refused: %s", entrant.name, filename[:100], exc, entrant=entrant.name,
+             status=getattr(exc, "status", 403))
+        raise
     limits = config.uploads
-    checked = check_upload(config, filename, data)  # refuses before anything is stored
     name = upload_name(filename)
     with db.transaction() as tx:
         version = tx.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM submissions WHERE entrant = ?",
@@ -141,10 +147,14 @@ def accept_upload(config: ServerConfig, db: Database, entrant: Row, filename: st
         upload.mkdir(parents=True)
         store(upload / name, data)
         stamp = now()
-        return int(tx.execute(
+        number = int(tx.execute(
             "INSERT INTO submissions (entrant, version, filename, language, status, created, updated) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (entrant.id, version, name, checked.language, Status.QUEUED, stamp, stamp)).lastrowid)
+    tell("upload", "%s v%d: %s (%s, %d bytes) received as submission %d, queued for its build", entrant.name, version,
+         name, checked.language, len(data), number, entrant=entrant.name, version=version, submission=number,
+         language=checked.language, bytes=len(data))
+    return number
 
 
 def seat_name(submission: int) -> str:
@@ -212,44 +222,64 @@ class Intake:
 
     def process(self, row: Row) -> None:
         """Build and validate one claimed submission; record the outcome."""
-        folder = submission_dir(self.config, row.entrant_name, row.version)
         if row.language == "remote":  # no build: the ladder validates it once its bot is connected
             self._wait_for_remote(row)
             return
+        read = self._read(row)
+        if read is None:
+            return
+        data, checked = read
+        build_log = self._build(row, data, checked)
+        if build_log is not None:
+            self._validate(row, checked, build_log)
+
+    def _read(self, row: Row) -> tuple[bytes, Checked] | None:
+        """The stored upload and what its reader says of it (None: the version failed, or waits for a retry)."""
+        folder = submission_dir(self.config, row.entrant_name, row.version)
         try:
             data = (folder / "upload" / row.filename).read_bytes()
-            checked = check_upload(self.config, row.filename, data)
+            return data, check_upload(self.config, row.filename, data)
         except SubmissionError as exc:
             if exc.status == 503:
                 self._retry(row, str(exc))
             else:
                 self.finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
-            return
         except OSError as exc:
             self.finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
-            return
+        return None
+
+    def _build(self, row: Row, data: bytes, checked: Checked) -> str | None:
+        """Build the version into its bot folder in the sandbox; its build log (None: failed, or tried again later)."""
         limits = BuildLimits(timeout_s=float(self.config.ladder.build_timeout_s),
                              output_files=max(2000, 10 * self.config.uploads.max_files))
         unpack = python_command("arena.server.unpack", arguments("unpack", row.filename,
                                                                  game_interfaces(self.config.game), bounds(self.config)))
-        bot_dir = folder / "bot"
+        bot_dir = submission_dir(self.config, row.entrant_name, row.version) / "bot"
         shutil.rmtree(bot_dir, ignore_errors=True)  # a leftover of a build the server did not finish
+        header = f"$ {checked.build or '(nothing to build)'}\n"
+        tell("build", "%s: building (%s, submission %d): %s", who(row), checked.language, row.id,
+             header[2:].strip(), submission=row.id)
         started = time.monotonic()
         try:
             built = run_build(data, unpack, checked.build or "true", str(bot_dir), self.isolation, limits)
         except (MachineError, OSError) as exc:  # the machine's fault: try again later
             shutil.rmtree(bot_dir, ignore_errors=True)
             self._retry(row, f"the build could not run: {exc}")
-            return
+            return None
         took = time.monotonic() - started
-        header = f"$ {checked.build or '(nothing to build)'}\n"
         if not built.ok:
             why = ("it ran longer than the limit of %d s" % limits.timeout_s if built.timed_out else
                    "its result was larger than %d MiB or %d files" % (limits.output_mb, limits.output_files)
                    if built.too_big else built.problem or f"the command exited with status {built.returncode}")
             self.finish(row, Status.FAILED, f"build failed: {why}", build_log=header + built.log)
-            return
-        build_log = header + built.log + f"\nbuilt in {took:.1f} s\n"
+            return None
+        tell("build", "%s: built in %.1f s; validating against %d reference bots", who(row), took,
+             len(self.config.tournament.bots), submission=row.id, seconds=round(took, 2))
+        return header + built.log + f"\nbuilt in {took:.1f} s\n"
+
+    def _validate(self, row: Row, checked: Checked, build_log: str) -> None:
+        """Store the version's command and play its validation games; activate or reject it."""
+        bot_dir = submission_dir(self.config, row.entrant_name, row.version) / "bot"
         spec = {"spec": checked.run.replace("{dir}", str(bot_dir)), "name": f"{row.entrant_name}-v{row.version}",
                 "dir": str(bot_dir)}
         self.db.execute("UPDATE submissions SET status = ?, build_log = ?, spec = ?, updated = ? WHERE id = ?",
@@ -263,11 +293,12 @@ class Intake:
             self.finish(row, Status.REJECTED, f"rejected: the bot cannot be started: {exc}", build_log=build_log,
                          validation_log=str(exc))
             return
+        tell("validation", "%s: %s", who(row), report.rstrip().splitlines()[-1], submission=row.id, passed=passed)
         if passed:
             self.activate(row, report)
         else:
             self.finish(row, Status.REJECTED, "rejected: it failed validation games (see the validation log)",
-                         build_log=build_log, validation_log=report)
+                        build_log=build_log, validation_log=report)
 
     def _wait_for_remote(self, row: Row) -> None:
         """A remote version waits (validating) for its bot, within its lease; the ladder plays its validation."""
@@ -330,6 +361,8 @@ class Intake:
             if tx.execute("SELECT disabled FROM entrants WHERE id = ?", (row.entrant,)).fetchone()[0]:
                 tx.execute("UPDATE submissions SET status = ?, detail = ?, validation_log = ?, updated = ? WHERE id = ?",
                            (Status.DISABLED, "disqualified by the admin", report, stamp, row.id))
+                tell("version", "%s: disabled (its entrant is disqualified)", who(row), submission=row.id,
+                     status=Status.DISABLED)
                 return
             previous = tx.execute("SELECT id, mu FROM submissions WHERE entrant = ? AND status = ? AND id != ?",
                                   (row.entrant, Status.ACTIVE, row.id)).fetchall()
@@ -341,6 +374,8 @@ class Intake:
                        "sigma = ?, placement_left = ?, updated = ?, lease_until = 0 WHERE id = ?",
                        (Status.ACTIVE, "on the ladder", report, mu, mu, SIGMA, self.config.ladder.placement_games,
                         stamp, row.id))
+        replaced = f" (replaces {', '.join(f'submission {old[0]}' for old in previous)})" if previous else ""
+        tell("version", "%s: active, on the ladder%s", who(row), replaced, submission=row.id, status=Status.ACTIVE)
 
     def finish(self, row: Row, status: Status, detail: str, build_log: str | None = None,
                 validation_log: str | None = None) -> None:
@@ -354,12 +389,19 @@ class Intake:
             sets.append("validation_log = ?")
             values.append(validation_log)
         self.db.execute(f"UPDATE submissions SET {', '.join(sets)} WHERE id = ?", *values, row.id)
+        tell("version", "%s: %s: %s", who(row), status, detail, submission=row.id, status=status)
 
     def _retry(self, row: Row, problem: str) -> None:
         """A system fault: back to the queue (the attempts count stops it eventually)."""
-        log.warning("submission %d: %s", row.id, problem)
+        tell("build", "%s (submission %d) is tried again later: %s", who(row), row.id, problem, level=logging.WARNING,
+             submission=row.id)
         self.db.execute("UPDATE submissions SET status = ?, detail = ?, lease_until = 0, updated = ? WHERE id = ?",
                         Status.QUEUED, f"waiting to be tried again: {problem}", now(), row.id)
+
+
+def who(row: Row) -> str:
+    """A version as the events name it: `alice v2`."""
+    return f"{row.entrant_name} v{row.version}"
 
 
 def clock_data(config: ServerConfig) -> dict[str, Any]:

@@ -355,7 +355,7 @@ def test_the_admin_disqualifies_an_entrant_and_only_the_admin_may(server: Server
 def test_a_graceful_stop_leaves_nothing_running(server: Server) -> None:
     code = server.stop(signal.SIGTERM)
     assert code in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it handled, once shut down
-    assert any("Application shutdown complete" in line for line in server.output)
+    assert any("stop: the server stopped" in line for line in server.output)
     with sqlite3.connect(server.state / "server.db") as db:
         assert db.execute("SELECT COUNT(*) FROM games WHERE status = 'running'").fetchone()[0] == 0
 

@@ -8,8 +8,11 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from arena.server import actions, metrics
+from arena.server.eventlog import RECENT_EVENTS
 from arena.server.net import from_this_machine
 from arena.server.web import bearer, site
+
+EVENTS_SHOWN = 50  # the latest events on the admin page
 
 
 async def admin_page(request: Request) -> Response:
@@ -21,8 +24,8 @@ async def admin_page(request: Request) -> Response:
         return RedirectResponse("/login", status_code=303)
     return web.render(request, "admin.html", caller, entrants=contest.entrants_overview(), queue=contest.queue(),
                       finals=contest.db.setting("finals") or "none", finals_error=contest.db.setting("finals_error"),
-                      paused=contest.db.setting("paused") == "1",
-                      ladder_error=contest.engine.error)
+                      paused=contest.db.setting("paused") == "1", ladder_error=contest.engine.error,
+                      events=RECENT_EVENTS.latest(EVENTS_SHOWN))
 
 
 async def admin_action(request: Request) -> Response:
