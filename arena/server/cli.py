@@ -24,15 +24,19 @@ def register(subparsers: Any) -> None:
     """Add `serve`, `entrants` and `submit` (called by arena.cli.main)."""
     s = subparsers.add_parser(
         "serve", help="run a contest server: entrants submit bots, a sandboxed ladder plays them",
-        usage="arena serve [options] CONFIG\n       arena serve backup CONFIG DEST",
+        usage="arena serve [options] CONFIG\n       arena serve backup CONFIG DEST\n"
+              "       arena serve finals|freeze|unfreeze|pause|resume|export|status CONFIG",
         description="Start the contest server of CONFIG (TOML): the web pages and JSON API, the build and "
                     "validation of submissions in the sandbox, and the ladder. State lives under the config's "
                     "directory (SQLite, submissions, logs, finals); a restart resumes it. Each event (an upload, a "
                     "build, a validation, the ladder's progress, the finals, an error) is one line on stderr. "
                     "`arena serve backup CONFIG DEST` copies that state, consistently, into the new folder DEST "
-                    "while the server runs (restore: docs/server.md).")
+                    "while the server runs (restore: docs/server.md). `arena serve ACTION CONFIG` acts on the "
+                    "running server (through DIRECTORY/admin.sock, for its own user): start the finals, close or "
+                    "open submissions, pause or resume the ladder, print the export (JSON) or the status; exit 0: "
+                    "done, 1: refused (the line says why), 3: no server runs.")
     s.add_argument("config", metavar="CONFIG")
-    s.add_argument("more", nargs="*", help=argparse.SUPPRESS)  # `backup CONFIG DEST`
+    s.add_argument("more", nargs="*", help=argparse.SUPPRESS)  # `backup CONFIG DEST`, `ACTION CONFIG`
     s.add_argument("--host", help="address to listen on (default: the config's, else 127.0.0.1)")
     s.add_argument("--port", type=int, help="port (default: the config's, else 8000; 0 picks a free one)")
     s.add_argument("--workers", type=positive_int, metavar="N", help="referee processes for the ladder")
@@ -44,12 +48,13 @@ def register(subparsers: Any) -> None:
                         "server's directory at the same path (pip install 'arena[dask]')")
     s.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler (tcp://host:8786) for --executor dask")
     s.add_argument("--paused", action="store_true",
-                   help="start with the ladder paused (after a restore: look, then resume it on the admin page)")
+                   help="start with the ladder paused (after a restore: look, then resume it)")
     s.add_argument("-v", "--verbose", dest="loud", action="count", default=0,
                    help="tell each ladder game and the web server's access lines too")
     s.add_argument("-q", "--quiet", action="store_true", help="tell only warnings and errors")
     s.add_argument("--log-format", choices=FORMATS, default="text",
                    help="each event as a line of text (default) or as one JSON object")
+    s.add_argument("--json", action="store_true", help="status: print the state as one JSON object")
     s.set_defaults(func=cmd_serve)
 
     e = subparsers.add_parser("entrants", help="list or add a contest server's entrants",
@@ -86,13 +91,20 @@ def _config(path: str, insecure: bool = False) -> Any:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run the server until SIGINT or SIGTERM (or, as `serve backup CONFIG DEST`, copy its state)."""
+    """Run the server until SIGINT or SIGTERM (or copy its state, or act on the running one)."""
+    from arena.server.control import ACTIONS
+
     if args.config == "backup" and args.more:
         if len(args.more) != 2:
             raise CliError("serve backup: give CONFIG and DEST (a new folder)")
         return cmd_backup(*args.more)
+    if args.config in ACTIONS and args.more:
+        if len(args.more) != 1:
+            raise CliError(f"serve {args.config}: give CONFIG alone (arena serve {args.config} CONFIG)")
+        return cmd_admin(args.config, args.more[0], args.json)
     if args.more:
-        raise CliError(f"unexpected arguments: {' '.join(args.more)} (arena serve CONFIG, or serve backup CONFIG DEST)")
+        raise CliError(f"unexpected arguments: {' '.join(args.more)} (arena serve CONFIG, serve backup CONFIG DEST, "
+                       f"or serve ACTION CONFIG: {', '.join(ACTIONS)})")
     try:
         import uvicorn
     except ImportError:
@@ -185,13 +197,15 @@ def _app(config: Any, paused: bool, url: str) -> Any:
         raise CliError(str(exc)) from None
     if paused:
         app.state.contest.db.set_setting("paused", "1")
+    app.state.contest.url = url
     return app
 
 
 def _tell_start(config: Any, url: str, paused: bool) -> None:
     """The first lines: where the pages are, where the state is; remote bots' key; a tarfile warning."""
-    tell("start", "%s (%s) running on %s%s: state in %s, admin token in %s", config.tournament.name, config.game, url,
-         " with the ladder paused" if paused else "", config.directory, config.admin_token_file,
+    tell("start", "%s (%s) running on %s%s: state in %s, admin token in %s; `arena serve status|finals|freeze|"
+         "unfreeze|pause|resume|export %s` act on it", config.tournament.name, config.game, url,
+         " with the ladder paused" if paused else "", config.directory, config.admin_token_file, config.source,
          url=url, directory=str(config.directory), paused=paused)
     if config.remote.allowed:
         from arena.server.remotes import server_public
@@ -203,6 +217,27 @@ def _tell_start(config: Any, url: str, paused: bool) -> None:
     risk = tarfile_filter_warning()
     if risk:
         tell("start", "%s", risk, level=logging.WARNING)
+
+
+def cmd_admin(action: str, config_path: str, as_json: bool) -> int:
+    """`arena serve ACTION CONFIG`: one action on the running server; its answer on stdout."""
+    from arena.server.control import EXIT_NO_SERVER, NoServer, ask
+
+    config = _config(config_path, insecure=True)
+    try:
+        answer = ask(config.directory, action)
+    except NoServer as exc:
+        print(f"arena serve {action}: {exc}", file=sys.stderr)
+        return EXIT_NO_SERVER
+    if action == "export":
+        print(json.dumps(answer.get("data"), indent=1))
+    elif action == "status" and as_json:
+        print(json.dumps(answer.get("data")))
+    elif answer.get("ok"):
+        print(answer.get("message", ""))
+    else:
+        print(f"arena serve {action}: {answer.get('message', '')}", file=sys.stderr)
+    return EXIT_OK if answer.get("ok") else EXIT_FAILED
 
 
 def cmd_backup(config_path: str, dest: str) -> int:
@@ -234,7 +269,8 @@ def cmd_entrants(args: argparse.Namespace) -> int:
     if args.action == "list":
         for row in db.rows("SELECT e.name, e.disabled, (SELECT COUNT(*) FROM submissions s WHERE s.entrant = e.id) "
                            "AS versions FROM entrants e WHERE e.house = 0 ORDER BY e.name"):
-            print(f"{row.name}\t{row.versions} versions{' (disqualified)' if row.disabled else ''}")
+            count = f"{row.versions} version{'' if row.versions == 1 else 's'}"
+            print(f"{row.name}\t{count}{' (disqualified)' if row.disabled else ''}")
         return EXIT_OK
     if not args.names:
         raise CliError("entrants add: name at least one entrant")

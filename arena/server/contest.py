@@ -34,6 +34,7 @@ class Contest:
         self.cross_origin_refused = 0  # requests from another origin answered 403 (arena/server/origin.py)
         self.start_engine = start_engine
         self.started = time.time()
+        self.url = ""  # where the pages are served, once `arena serve` listens
         self.events = keep_recent()
 
     # --- who is asking ---------------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from arena.server.eventlog import tell
 from arena.server.intake import clock_data, limits_data
 from arena.tournament.config import config_from_data
 from arena.tournament.coordinator import Coordinator, RunOptions
+from arena.tournament.store import STORE_NAME
 
 PROGRESS_SHARE = 10  # the finals' progress is told at every tenth of their games
 
@@ -118,6 +120,20 @@ def _tell_progress(coordinator: Coordinator, ended: threading.Event) -> None:
             told = played
 
 
+def finals_progress(config: ServerConfig) -> tuple[int, int]:
+    """(games played, games planned) of the finals as their directory holds them; (0, 0) before they start."""
+    path = finals_dir(config) / STORE_NAME
+    if not path.is_file():
+        return 0, 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
+            played = db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+            total = db.execute("SELECT value FROM meta WHERE key = 'total'").fetchone()
+    except sqlite3.Error:
+        return 0, 0
+    return int(played), int(json.loads(total[0])) if total else 0
+
+
 def finals_standings(config: ServerConfig) -> list[dict[str, Any]]:
     """The finals' final order (place, entrant, points, games, wins, draws, losses, failures), once written."""
     try:
@@ -126,6 +142,24 @@ def finals_standings(config: ServerConfig) -> list[dict[str, Any]]:
         return []
     keys = ("place", "name", "points", "games", "wins", "draws", "losses", "failures")
     return [{key: bot.get(key) for key in keys} for bot in data.get("bots", []) if isinstance(bot, dict)]
+
+
+def finals_summary(config: ServerConfig, db: Database) -> dict[str, Any]:
+    """The finals as the admin page and the export show them: state, format, field, progress, results."""
+    state = db.setting("finals") or "none"
+    data: dict[str, Any] = {"state": state, "format": config.finals_format,
+                            "games_per_pairing": config.finals_games}
+    field = [bot.get("name") for bot in json.loads(db.setting("finals_bots", "[]") or "[]")]
+    if state != "none" and field:
+        data["entrants"] = field
+    if state != "none":
+        data["played"], data["total"] = finals_progress(config)
+    if state == "failed":
+        data["error"] = db.setting("finals_error")
+    if state == "done":
+        data["standings"] = finals_standings(config)
+        data["report"] = "/finals/"
+    return data
 
 
 def podium(standings: list[dict[str, Any]], count: int = 3) -> str:
