@@ -144,12 +144,6 @@ def _serve_config(args: argparse.Namespace) -> Any:
     if config.remote.allowed and config.executor != "local":
         raise CliError("[remote] allowed = true: the ladder runs on the local executor, where remote bots connect "
                        "(not --executor dask)")
-    from arena.server.backup import BackupError, check_restored
-
-    try:
-        check_restored(config.directory)
-    except BackupError as exc:
-        raise CliError(str(exc)) from None
     return config
 
 
@@ -185,7 +179,7 @@ def _listen(host: str, port: int) -> tuple[socket.socket, str]:
 
 
 def _app(config: Any, paused: bool, url: str) -> Any:
-    """The application of the contest (its database opened)."""
+    """The application of the contest (its database opened, migrated on the engine's start)."""
     from arena.server.app import create_app
     from arena.server.auth import AuthError
     from arena.server.db import DatabaseError

@@ -104,6 +104,7 @@ class ServerConfig:
     source: str = ""
     executor: str = "local"  # or "dask" (arena serve --executor dask --scheduler ADDRESS)
     scheduler: str | None = None
+    base: Path = Path()  # the config file's folder: the reference bots' paths are relative to it
     log_every: int = 100  # the ladder's progress is told every this many games
 
     @property
@@ -193,7 +194,7 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
         login_ipv6_prefix=check.integer(server.get("login_ipv6_prefix", 64), "server.login_ipv6_prefix", 32, 128),
         ladder=_ladder(check, data.get("ladder", {})), uploads=_uploads(check, data.get("uploads", {})),
         finals_games=_even(check, finals.get("games_per_pairing", 4), "finals.games_per_pairing"),
-        finals_format=finals_format, remote=_remote(check, data.get("remote", {})), source=source,
+        finals_format=finals_format, remote=_remote(check, data.get("remote", {})), source=source, base=base,
         log_every=check.integer(server.get("log_every", 100), "server.log_every", 1, 10**9),
     )
 

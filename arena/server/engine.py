@@ -13,7 +13,6 @@ is the ladder's policy (policy.py); this module runs the threads, the executor a
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import os
 import threading
@@ -27,9 +26,10 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database, GameStatus, Row, Status, now
 from arena.server.eventlog import tell
 from arena.server.intake import Intake, house_spec
+from arena.server.layout import migrate, version_entries
 from arena.server.policy import LadderPolicy
 from arena.server import remotes
-from arena.tournament.config import BotEntry, ConfigError, bot_entries
+from arena.tournament.config import BotEntry, ConfigError
 from arena.tournament.dask_executor import DaskExecutor
 from arena.tournament.executors import open_executor
 from arena.tournament.files import write_atomic
@@ -145,6 +145,7 @@ class Engine:
         """Recover what a dead server left, seat the house bots, start the threads."""
         (self.ladder_dir / "logs").mkdir(parents=True, exist_ok=True)
         results_key(self.ladder_dir, create=True)
+        migrate(self.config, self.db)  # a directory of the first layout names absolute paths: not any more
         if self.config.remote.allowed:  # nobody is connected before the ladder's worker listens
             remotes.server_key(self.config)
             (remotes.folder(self.config) / "connected.json").unlink(missing_ok=True)
@@ -214,8 +215,7 @@ class Engine:
     # --- ladder ---------------------------------------------------------------------------
 
     def _entries_for(self, rows: list[Row]) -> tuple[BotEntry, ...]:
-        tables = [json.loads(row.spec) for row in rows]
-        return tuple(bot_entries(tables, self.config.game, source="the ladder"))
+        return version_entries(self.config, rows)
 
     def _make_executor(self) -> LocalExecutor | DaskExecutor:
         if self.config.remote.allowed:

@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shlex
 import shutil
+import sys
 import threading
 import time
 from collections import Counter
@@ -33,6 +35,7 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database, Row, Status, now
 from arena.server.draws import draw_secret, game_seed, validation_setups
 from arena.server.eventlog import tell
+from arena.server.layout import add_support, bot_folder, seat_spec, version_folder
 from arena.server.ladder import MU, SIGMA
 from arena.server.sources import LANGUAGES, SubmissionError, upload_name
 from arena.server.unpack import UploadBounds, arguments
@@ -59,7 +62,7 @@ class QuotaError(ValueError):
 
 def submission_dir(config: ServerConfig, entrant: str, version: int) -> Path:
     """Where a version's upload and built files live."""
-    return config.directory / "submissions" / entrant / f"v{version}"
+    return config.directory / version_folder(entrant, version)
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,7 @@ def seat_name(submission: int) -> str:
 def remote_spec(config: ServerConfig, row: Row) -> dict[str, str]:
     """The stored spec of a remote version (as a built version's: spec, name, dir)."""
     return {"spec": f"remote:{seat_name(row.id)}", "name": f"{row.entrant_name}-v{row.version}",
-            "dir": str(submission_dir(config, row.entrant_name, row.version))}
+            "dir": version_folder(row.entrant_name, row.version)}
 
 
 def wait_lease(config: ServerConfig) -> float:
@@ -254,14 +257,17 @@ class Intake:
                              output_files=max(2000, 10 * self.config.uploads.max_files))
         unpack = python_command("arena.server.unpack", arguments("unpack", row.filename,
                                                                  game_interfaces(self.config.game), bounds(self.config)))
-        bot_dir = submission_dir(self.config, row.entrant_name, row.version) / "bot"
+        bot_dir = self.config.directory / bot_folder(row.entrant_name, row.version)
         shutil.rmtree(bot_dir, ignore_errors=True)  # a leftover of a build the server did not finish
-        header = f"$ {checked.build or '(nothing to build)'}\n"
+        # The arena's own Python is named `python` in the log: the log names no path of this machine.
+        header = f"$ {checked.build.replace(shlex.quote(sys.executable), 'python') or '(nothing to build)'}\n"
         tell("build", "%s: building (%s, submission %d): %s", who(row), checked.language, row.id,
              header[2:].strip(), submission=row.id)
         started = time.monotonic()
         try:
             built = run_build(data, unpack, checked.build or "true", str(bot_dir), self.isolation, limits)
+            if built.ok:
+                add_support(checked.language, bot_dir)
         except (MachineError, OSError) as exc:  # the machine's fault: try again later
             shutil.rmtree(bot_dir, ignore_errors=True)
             self._retry(row, f"the build could not run: {exc}")
@@ -279,13 +285,14 @@ class Intake:
 
     def _validate(self, row: Row, checked: Checked, build_log: str) -> None:
         """Store the version's command and play its validation games; activate or reject it."""
-        bot_dir = submission_dir(self.config, row.entrant_name, row.version) / "bot"
-        spec = {"spec": checked.run.replace("{dir}", str(bot_dir)), "name": f"{row.entrant_name}-v{row.version}",
-                "dir": str(bot_dir)}
+        name = f"{row.entrant_name}-v{row.version}"
+        folder = bot_folder(row.entrant_name, row.version)
+        spec = seat_spec(checked.run, folder, name)
         self.db.execute("UPDATE submissions SET status = ?, build_log = ?, spec = ?, updated = ? WHERE id = ?",
                         Status.VALIDATING, build_log, json.dumps(spec), now(), row.id)
+        # Validation reads its bots relative to the config's folder, as the reference bots are given there.
         try:
-            passed, report = self.validate(row, spec)
+            passed, report = self.validate(row, seat_spec(checked.run, self._from_config(folder), name))
         except (TournamentError, StoreError, MachineError, OSError) as exc:
             self._retry(row, f"validation could not run: {exc}")
             return
@@ -299,6 +306,10 @@ class Intake:
         else:
             self.finish(row, Status.REJECTED, "rejected: it failed validation games (see the validation log)",
                         build_log=build_log, validation_log=report)
+
+    def _from_config(self, folder: str) -> str:
+        """A folder relative to the contest's directory, named relative to the config's folder."""
+        return os.path.relpath(self.config.directory / folder, self.config.base)
 
     def _wait_for_remote(self, row: Row) -> None:
         """A remote version waits (validating) for its bot, within its lease; the ladder plays its validation."""
@@ -325,7 +336,7 @@ class Intake:
                 "strikes": {"max_strikes": 0}, "format": "gauntlet", "challengers": [name],
                 "reveal_names": tournament.reveal_names,
                 "bots": [spec, *references], "concurrency": 1}
-        config = config_from_data(data, base=Path(spec["dir"]), source=f"validation of {name}")
+        config = config_from_data(data, base=self.config.base, source=f"validation of {name}")
         out = self.config.directory / "validation" / str(row.id)
         shutil.rmtree(out, ignore_errors=True)
         coordinator = Coordinator(config, RunOptions(out=out, quiet=True))

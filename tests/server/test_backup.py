@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import require
+from tests.helpers import ROOT, require
 from tests.server.fixtures import FEWEST
 from tests.server.server import Server, make_server, wait_for
 
@@ -92,23 +92,27 @@ def test_a_backup_made_while_twenty_entrants_play_restores_to_the_same_leaderboa
     again = arena("serve", "backup", str(server.config), str(backup))
     assert again.returncode == 2 and again.stderr.count("\n") == 1 and "exists" in again.stderr
 
-    # The machine dies; the restore (docs/server.md): the copy becomes the contest's directory,
-    # made afresh, and the server starts on it paused. Nothing of the old directory is left.
+    # The machine dies; the restore (docs/server.md): the copy becomes the contest's directory on
+    # another disk (another folder, the config beside it), and the server starts on it paused.
     server.stop(signal.SIGKILL)
     lost = done(server.state)
-    shutil.rmtree(server.state)
-    elsewhere = server.directory / "elsewhere"
-    shutil.copytree(backup, elsewhere, symlinks=True)
-    (server.directory / "elsewhere.toml").write_text('directory = "elsewhere"\n' + server.config.read_text())
-    moved = arena("serve", str(server.directory / "elsewhere.toml"), "--port", "0")
-    assert moved.returncode == 2 and "restore it there" in moved.stderr and moved.stderr.count("\n") == 1
-    shutil.copytree(backup, server.state, symlinks=True)
-    checked = arena("verify", str(server.state))
+    old = server.state
+    shutil.rmtree(old)
+    other = Server(server.directory / "other-disk", server.directory / "other-disk" / "contest.toml",
+                   tokens=server.tokens)
+    other.directory.mkdir()
+    other.config.write_text(server.config.read_text())
+    shutil.copytree(backup, other.state, symlinks=True)
+    naming = {path.relative_to(other.state).as_posix() for path in other.state.rglob("*")
+              if path.is_file() and (str(old).encode() in path.read_bytes() or str(ROOT).encode() in path.read_bytes())}
+    assert naming == {"backup.json"}  # where it was made from, for the admin; nothing else names a path of here
+    checked = arena("verify", str(other.state))
     assert checked.returncode == 0 and checked.stdout.rstrip().endswith("OK"), checked.stdout + checked.stderr
     assert f"verified {snapshot} matches, {snapshot} logs" in checked.stdout
     expected = board_of(backup)
     assert len(expected) == 22 and lost > snapshot  # twenty entrants and two reference bots; games were lost
     server.process = None
+    server = other
     server.start(["--paused"])
     shown = [(row["name"], row["version"], row["rating"], row["games"])
              for row in server.get("/api/leaderboard").json()]

@@ -66,6 +66,7 @@ def test_the_terminal_tells_each_upload_build_validation_and_the_ladder(server: 
                  ("version", "alice v1: active, on the ladder"), ("version", "bob v1: failed: build failed: the "),
                  ("upload", "dave: bot.exe refused: bot.exe: unknown kind of file")):
         assert told(server, *step), step
+    assert told(server, "build", "submission 4): python -m py_compile bot.py")  # the arena's Python, named `python`
     wait_for(lambda: told(server, "ladder", "at rest: every entrant's version has played its 6 games"), 180,
              "the ladder to rest")
     assert told(server, "ladder", "games played (the last 5 in ")
