@@ -140,6 +140,17 @@ def _copy_state(config: ServerConfig, work: Path) -> BackupReport:
     return report
 
 
+def restored_from(directory: Path) -> str:
+    """What a restored directory's backup.json says (when and from where it was made, what it held), else ""."""
+    try:
+        made = json.loads((directory / MANIFEST).read_text())
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(made["made"])))
+        return (f"restored from the backup of {made['source']} made {when}: {made['games']} games played, "
+                f"{made['versions']} versions, finals {made['finals']}")
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
 def snapshot_sqlite(source: Path, target: Path) -> None:
     """A consistent copy of a SQLite file that others may be writing (the online backup API, in one step)."""
     src = sqlite3.connect(source, timeout=30)  # read from only (a read-only open cannot join a WAL file)

@@ -118,8 +118,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     _tell_start(config, url, args.paused)
     with lock, listener:
         # Forwarding headers are believed from the config's trusted proxies only (arena/server/net.py).
-        server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=verbosity > 0, proxy_headers=False,
-                                               timeout_graceful_shutdown=5))
+        # port 0: uvicorn names the listener's own port in its start-up line (shown with -v)
+        server = uvicorn.Server(uvicorn.Config(app, host=config.host, port=0, log_config=None, access_log=verbosity > 0,
+                                               proxy_headers=False, timeout_graceful_shutdown=5))
         server.run(sockets=[listener])
     return EXIT_OK
 
@@ -201,6 +202,11 @@ def _tell_start(config: Any, url: str, paused: bool) -> None:
          "unfreeze|pause|resume|export %s` act on it", config.tournament.name, config.game, url,
          " with the ladder paused" if paused else "", config.directory, config.admin_token_file, config.source,
          url=url, directory=str(config.directory), paused=paused)
+    from arena.server.backup import restored_from
+
+    restored = restored_from(config.directory)
+    if restored:
+        tell("start", "%s", restored)
     if config.remote.allowed:
         from arena.server.remotes import server_public
 
@@ -237,14 +243,20 @@ def cmd_admin(action: str, config_path: str, as_json: bool) -> int:
 def cmd_backup(config_path: str, dest: str) -> int:
     """`arena serve backup CONFIG DEST`: a consistent copy of the contest's state, made while it runs."""
     from arena.server.backup import BackupError, backup
+    from arena.server.control import NOTE, NoServer, ask
 
     config = _config(config_path, insecure=True)
     try:
         report = backup(config, Path(dest))
     except BackupError as exc:
         raise CliError(str(exc)) from None
-    print(f"backed up {config.directory} to {report.dest}: {report.games} games played ({report.logs} logs), "
-          f"{report.versions} versions, {report.files} files, {report.bytes / 2**20:.1f} MiB")
+    line = (f"backed up {config.directory} to {report.dest}: {report.games} games played ({report.logs} logs), "
+            f"{report.versions} versions, {report.files} files, {report.bytes / 2**20:.1f} MiB")
+    print(line)
+    try:  # the running server's terminal and admin page tell it too
+        ask(config.directory, NOTE, event="backup", message=line.removeprefix("backed up "))
+    except NoServer:
+        pass
     for name in report.skipped:
         print(f"  not copied (not a regular file or folder): {name}", file=sys.stderr)
     return EXIT_OK

@@ -23,11 +23,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arena.server.eventlog import tell
+
 if TYPE_CHECKING:  # the web's side: `arena serve ACTION` runs without the server extra
     from arena.server.contest import Contest
 
 SOCKET_NAME = "admin.sock"
 ACTIONS = ("finals", "freeze", "unfreeze", "pause", "resume", "export", "status")
+NOTE = "note"  # another command tells the running server what it did (`arena serve backup`)
+NOTED = ("backup",)
 EXIT_NO_SERVER = 3  # `arena serve ACTION CONFIG` when no server runs there
 MAX_REQUEST = 4096
 PATH_MAX = 100  # sun_path holds 108 bytes: a longer path is reached through its open folder
@@ -73,6 +77,9 @@ class _Handler(socketserver.StreamRequestHandler):
             action = str(request["action"])
         except (ValueError, KeyError, TypeError):
             self._send({"ok": False, "message": "a request is one JSON line: {\"action\": ...}"})
+            return
+        if action == NOTE:
+            self._send(note(request))
             return
         self._send(answer(self.server.contest, action))
 
@@ -128,6 +135,15 @@ def answer(contest: Contest, action: str) -> dict[str, Any]:
     return {"ok": done.ok, "message": done.message}
 
 
+def note(request: dict[str, Any]) -> dict[str, Any]:
+    """Tell an event another command of the admin's did to this server's directory (a backup)."""
+    event, message = str(request.get("event", "")), str(request.get("message", ""))[:1000]
+    if event not in NOTED:
+        return {"ok": False, "message": f"no such event to note: {event!r}"}
+    tell(event, "%s", message)
+    return {"ok": True, "message": ""}
+
+
 def status(contest: Contest) -> dict[str, Any]:
     """The server's state for `arena serve status`."""
     from arena.server.finals import finals_summary
@@ -154,7 +170,7 @@ def status_line(data: dict[str, Any]) -> str:
     return line + (f"; the ladder stopped: {data['error']}" if "error" in data else "")
 
 
-def ask(directory: Path, action: str) -> dict[str, Any]:
+def ask(directory: Path, action: str, **fields: str) -> dict[str, Any]:
     """Send one action to the server of a directory; NoServer when none answers."""
     missing = NoServer(f"no server runs for {directory} (nothing answers at {directory / SOCKET_NAME}); "
                        "start it with arena serve CONFIG")
@@ -162,7 +178,7 @@ def ask(directory: Path, action: str) -> dict[str, Any]:
         with _address(directory) as address, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
             connection.settimeout(TIMEOUT_S)
             connection.connect(address)
-            connection.sendall(json.dumps({"action": action}).encode() + b"\n")
+            connection.sendall(json.dumps({"action": action, **fields}).encode() + b"\n")
             with connection.makefile("rb") as reply:
                 line = reply.readline()
     except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError):

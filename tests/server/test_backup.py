@@ -83,6 +83,8 @@ def test_a_backup_made_while_twenty_entrants_play_restores_to_the_same_leaderboa
     made = arena("serve", "backup", str(server.config), str(backup))
     assert made.returncode == 0, made.stdout + made.stderr
     assert made.stdout.startswith(f"backed up {server.state} to {backup}: ") and made.stderr == ""
+    wait_for(lambda: any(f"backup: {server.state} to {backup}: " in line for line in server.output), 30,
+             "the running server to tell the backup")
     assert oct(backup.stat().st_mode & 0o777) == "0o700" and (backup / "admin.token").stat().st_mode & 0o077 == 0
     snapshot = done(backup)
     wait_for(lambda: done(server.state) > snapshot, 60, "the ladder to play on past the backup")
@@ -117,6 +119,7 @@ def test_a_backup_made_while_twenty_entrants_play_restores_to_the_same_leaderboa
     shown = [(row["name"], row["version"], row["rating"], row["games"])
              for row in server.get("/api/leaderboard").json()]
     assert shown == expected
+    assert any(f"start: restored from the backup of {old} made " in line for line in server.output)
     assert server.get("/health").json()["paused"] is True and done(server.state) == snapshot
     assert server.submission("student03", answers["student03"].json()["id"])["status"] == "active"  # tokens work
     with server.client(server.admin) as admin:
