@@ -197,13 +197,13 @@ def _app(config: Any, paused: bool, url: str) -> Any:
 
 
 def _tell_start(config: Any, url: str, paused: bool) -> None:
-    """The first lines: where the pages are, where the state is; remote bots' key; a tarfile warning."""
-    tell("start", "%s (%s) running on %s%s: state in %s, admin token in %s; `arena serve status|finals|freeze|"
-         "unfreeze|pause|resume|export %s` act on it", config.tournament.name, config.game, url,
-         " with the ladder paused" if paused else "", config.directory, config.admin_token_file, config.source,
-         url=url, directory=str(config.directory), paused=paused)
+    """The start lines: a tarfile warning, the backup restored, remote bots' key; last, where the pages are."""
+    from arena.launch.archive import tarfile_filter_warning
     from arena.server.backup import restored_from
 
+    risk = tarfile_filter_warning()
+    if risk:
+        tell("start", "%s", risk, level=logging.WARNING)
     restored = restored_from(config.directory)
     if restored:
         tell("start", "%s", restored)
@@ -212,11 +212,11 @@ def _tell_start(config: Any, url: str, paused: bool) -> None:
 
         tell("start", "remote bots connect to %s with --server-key %s", config.remote.listen, server_public(config),
              listen=config.remote.listen)
-    from arena.launch.archive import tarfile_filter_warning
-
-    risk = tarfile_filter_warning()
-    if risk:
-        tell("start", "%s", risk, level=logging.WARNING)
+    # Last: a script waiting for this line has read the others.
+    tell("start", "%s (%s) running on %s%s: state in %s, admin token in %s; `arena serve status|finals|freeze|"
+         "unfreeze|pause|resume|export %s` act on it", config.tournament.name, config.game, url,
+         " with the ladder paused" if paused else "", config.directory, config.admin_token_file, config.source,
+         url=url, directory=str(config.directory), paused=paused)
 
 
 def cmd_admin(action: str, config_path: str, as_json: bool) -> int:

@@ -3,10 +3,11 @@
 The server listens on DIRECTORY/admin.sock, a Unix socket, and answers only processes of
 its own user or root, as the kernel names them (SO_PEERCRED): those who may read
 admin.token and server.db anyway. So no token travels and no port is opened, and a command
-finds its server whatever its --host and --port, behind any proxy. Bots never see the
-directory. One request per connection, one JSON line each way: {"action": ...}, then
-{"ok", "message", "data"}. The actions are the admin page's (the same code, the same
-events), with `status` and `export` to read.
+finds its server whatever its --host and --port, behind any proxy. Bots in the sandbox
+never see the directory. One request per connection, one JSON line each way: {"action":
+...}, then {"ok", "message", "data"}. The actions are the admin page's (the same code, the
+same events), with `status` and `export` to read, and `note`: another command of the
+admin's tells what it did to the directory (a backup), for the terminal and the admin page.
 """
 
 from __future__ import annotations

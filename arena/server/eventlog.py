@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 import threading
 import time
@@ -24,6 +25,7 @@ EVENTS = logging.getLogger("arena.server.events")
 RECENT = 200  # events the admin page can show
 ALWAYS = ("start", "stop")  # shown even with -q: where the server listens, and that it ended
 FORMATS = ("text", "json")
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def tell(event: str, message: str, *args: Any, level: int = logging.INFO, exc_info: bool = False,
@@ -48,8 +50,14 @@ def stamp(created: float) -> str:
 
 
 def one_line(text: str) -> str:
-    """Text with its line breaks turned into ' | ' (an event is one line)."""
-    return " | ".join(part for part in text.splitlines() if part.strip()) if "\n" in text else text
+    """Text as one printable line: line breaks become ' | ', other control characters \\xNN.
+
+    An event may quote what an entrant wrote (a file's name, an archive's build command): a
+    terminal escape in it must not reach the organiser's terminal as one.
+    """
+    if "\n" in text or "\r" in text:
+        text = " | ".join(part for part in text.splitlines() if part.strip())
+    return CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
 
 
 def summary(record: logging.LogRecord) -> str:
@@ -154,7 +162,7 @@ def configure(verbosity: int, form: str = "text") -> None:
     handler.addFilter(Always(level))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(logging.INFO)  # other libraries' debugging stays out, -v or not
+    root.setLevel(logging.WARNING)  # other libraries' information and debugging stay out, -v or not
     logging.getLogger("arena").setLevel(logging.DEBUG if verbosity > 0 else logging.INFO)
     web = logging.INFO if verbosity > 0 else logging.WARNING  # its start-up lines and access log: with -v
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):

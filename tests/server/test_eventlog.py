@@ -70,3 +70,12 @@ def test_the_admin_page_keeps_the_latest_events_whatever_the_terminal_shows(caps
         small.emit(logging.makeLogRecord({"msg": f"event {number}", "levelno": logging.INFO, "levelname": "INFO",
                                           "name": "arena.server.events", "event": "ladder"}))
     assert [e.message for e in small.latest()] == ["event 4", "event 3"]
+
+
+def test_what_an_entrant_wrote_reaches_the_terminal_as_text_not_as_escapes(capsys: pytest.CaptureFixture[str],
+                                                                          restore_logging: None) -> None:
+    configure(0, "text")
+    tell("upload", "alice: %s refused", "bot\x1b[2J\x1b[1;1H.py\rversion: carol v9: active")  # clear, home, fake line
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and "\x1b" not in line and "\r" not in line
+    assert line.endswith("upload: alice: bot\\x1b[2J\\x1b[1;1H.py | version: carol v9: active refused\n")
