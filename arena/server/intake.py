@@ -44,8 +44,6 @@ from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.errors import TournamentError
 from arena.tournament.store import StoreError
 
-log = logging.getLogger(__name__)
-
 VALIDATION_LEASE_S = 600.0
 # The upload's reader in the sandbox: a bomb meets these long before the server notices it.
 CHECK_LIMITS = BuildLimits(timeout_s=10.0, disk_mb=16, memory_mb=256, processes=8)
@@ -96,14 +94,16 @@ def check_upload(config: ServerConfig, filename: str, data: bytes) -> Checked:
     try:
         ran = run_contained(reader, data, resolve_sandbox(config.tournament.sandbox), CHECK_LIMITS)
     except (MachineError, OSError) as exc:  # the machine's, never the entrant's
-        log.warning("an upload could not be checked: %s", exc)
+        tell("upload", "an upload could not be checked (the machine's fault, answered 503): %s", exc,
+             level=logging.WARNING)
         raise busy from None
     finally:
         _READERS.release()
     if ran.timed_out:
         if ran.cpu_ms is not None and ran.cpu_ms < CHECK_LIMITS.timeout_s * 1000 / 2:
             # Out of time while mostly waiting for a core: the machine was busy, nothing is stored.
-            log.warning("an upload's reader ran out of time having used %.0f ms of CPU", ran.cpu_ms)
+            tell("upload", "an upload's reader ran out of time having used %.0f ms of CPU (a busy machine, answered "
+                 "503)", ran.cpu_ms, level=logging.WARNING)
             raise busy
         raise SubmissionError(f"{name}: reading it takes longer than {CHECK_LIMITS.timeout_s:.0f} s", 413)
     if ran.returncode != 0:
