@@ -60,7 +60,8 @@ def test_two_students_are_validated_placed_and_rated(server: Server) -> None:
     assert "status: active" in done.stdout
     answer = server.submit("bob", "cbot.c", CBOT)
     assert answer.status_code == 201, answer.text
-    assert answer.json()["status"] == "queued" and answer.json()["language"] == "c"
+    # The answer is the version as it is by then: the intake may have claimed it already.
+    assert answer.json()["status"] in ("queued", "building") and answer.json()["language"] == "c"
     bob = server.settled("bob", answer.json()["id"])
     assert bob["status"] == "active", bob
     assert "cc -O2" in bob["build_log"] and "PASS" in bob["validation_log"]
