@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import secrets
+import shlex
 import socket
 import sys
 import urllib.error
@@ -225,7 +226,7 @@ def cmd_admin(action: str, config_path: str, as_json: bool) -> int:
 
     config = _config(config_path, insecure=True)
     try:
-        answer = ask(config.directory, action)
+        answer = ask(config.directory, action, shlex.quote(config_path))
     except NoServer as exc:
         print(f"arena serve {action}: {exc}", file=sys.stderr)
         return EXIT_NO_SERVER

@@ -171,10 +171,10 @@ def status_line(data: dict[str, Any]) -> str:
     return line + (f"; the ladder stopped: {data['error']}" if "error" in data else "")
 
 
-def ask(directory: Path, action: str, **fields: str) -> dict[str, Any]:
-    """Send one action to the server of a directory; NoServer when none answers."""
+def ask(directory: Path, action: str, config: str = "CONFIG", **fields: str) -> dict[str, Any]:
+    """Send one action to the server of a directory (config: its file, as the hint names it); NoServer if none answers."""
     missing = NoServer(f"no server runs for {directory} (nothing answers at {directory / SOCKET_NAME}); "
-                       "start it with arena serve CONFIG")
+                       f"start it with arena serve {config}")
     try:
         with _address(directory) as address, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
             connection.settimeout(TIMEOUT_S)

@@ -134,3 +134,4 @@ def test_a_stopped_server_is_said_to_be_stopped_in_one_line(server: Server) -> N
     gone = arena("serve", "status", str(server.config))
     assert gone.returncode == 3 and gone.stdout == "" and gone.stderr.count("\n") == 1
     assert "no server runs for" in gone.stderr and not (server.state / "admin.sock").exists()
+    assert gone.stderr.endswith(f"start it with arena serve {server.config}\n")
