@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from arena.server.eventlog import RECENT_EVENTS, Recent, configure, tell
+from tests.helpers import require
+from tests.server.server import make_server
 
 
 @pytest.fixture
@@ -79,3 +84,27 @@ def test_what_an_entrant_wrote_reaches_the_terminal_as_text_not_as_escapes(capsy
     line = capsys.readouterr().err
     assert line.count("\n") == 1 and "\x1b" not in line and "\r" not in line
     assert line.endswith("upload: alice: bot\\x1b[2J\\x1b[1;1H.py | version: carol v9: active refused\n")
+
+
+def test_a_real_server_tells_at_the_level_its_options_choose(tmp_path: Path) -> None:
+    """-q: the start and stop lines and warnings, no admin action, no access line; -v: the access lines too."""
+    require("bwrap")
+    lines = {}
+    for level in ("-q", "-v"):
+        (tmp_path / level).mkdir()
+        server = make_server(tmp_path / level)
+        server.start([level])
+        try:
+            assert server.get("/").status_code == 200
+            paused = subprocess.run([sys.executable, "-m", "arena.cli", "serve", "pause", str(server.config)],
+                                    capture_output=True, text=True, timeout=120)
+            assert paused.returncode == 0, paused.stderr
+        finally:
+            server.stop()
+        lines[level] = "".join(server.output).splitlines()
+    quiet = [line.split(" ", 3)[2:] for line in lines["-q"]]
+    assert all(level in ("WARNING", "ERROR") or event.startswith(("start: ", "stop: ")) for level, event in quiet)
+    assert any(event.startswith("stop: the server stopped") for _, event in quiet)
+    assert not any("admin: ladder paused" in line or '"GET / HTTP/1.1" 200' in line for line in lines["-q"])
+    assert any("admin: ladder paused" in line for line in lines["-v"])
+    assert any('"GET / HTTP/1.1" 200' in line for line in lines["-v"])
