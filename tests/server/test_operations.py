@@ -98,12 +98,17 @@ def test_admin_commands_act_on_the_running_server_with_exit_statuses(server: Ser
     assert arena("serve", "freeze", config).returncode == 0
     again = arena("serve", "freeze", config)
     assert again.returncode == 0 and "already" in again.stdout
+    opened = arena("serve", "unfreeze", config)
+    assert (opened.returncode, opened.stdout) == (0, "Submissions are open again.\n")
+    assert arena("serve", "finals", config).returncode == 1  # open again: no finals
+    assert arena("serve", "freeze", config).returncode == 0
     finals = arena("serve", "finals", config)
     assert finals.returncode == 0 and "started with 2 entrants, 2 games per pairing" in finals.stdout
     wait_for(lambda: json.loads(arena("serve", "status", config, "--json").stdout)["finals"]["state"] == "done", 240,
              "the finals to end")
     assert told(server, "finals", "started: 2 entrants, round-robin, 2 games per pairing")
     assert told(server, "finals", "done: 1. ") and told(server, "admin", "submissions closed")
+    assert told(server, "admin", "submissions open") and told(server, "admin", "ladder paused")
 
 
 def test_the_finals_once_done_show_their_results_and_are_not_offered_again(server: Server) -> None:
