@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from arena.server.auth import AuthError, Caller, add_entrant
 from arena.server.contest import Contest
-from arena.server.db import GameKind, GameStatus, Status, now
+from arena.server.db import Database, GameKind, GameStatus, Status, now
 from arena.server.draws import draw_secret, draw_setup, game_seed
-from arena.server.finals import FinalsError, freeze_field
+from arena.server.eventlog import tell
+from arena.server.finals import FinalsError, finals_summary, freeze_field
 from arena.server.intake import conditions
 from arena.server.privacy import version_detail
 
@@ -44,50 +46,91 @@ def scrimmage(contest: Contest, caller: Caller, opponent: Any) -> tuple[str, int
     return "", number
 
 
-def admin_action(contest: Contest, action: str, form: dict[str, Any]) -> tuple[str, str]:
-    """Carry out an admin action; (message, new token or "")."""
-    db = contest.db
+@dataclass(frozen=True)
+class Answer:
+    """What an admin action did: its message, whether it was done, and a new entrant's token (shown once)."""
+
+    message: str
+    ok: bool = True
+    token: str = ""
+
+
+def admin_action(contest: Contest, action: str, form: dict[str, Any]) -> Answer:
+    """Carry out an admin action (the page's forms, the API, `arena serve ACTION CONFIG`)."""
     name = str(form.get("name", "")).strip()
+    if action in SWITCHES:
+        return _switch(contest.db, action)
     if action == "entrants":
         try:
-            return f"Entrant {name} added. Give them this token; it is not shown again.", add_entrant(db, name)
+            token = add_entrant(contest.db, name)
         except AuthError as exc:
-            return str(exc), ""
-    if action == "freeze":
-        db.set_setting("frozen", "1")
-        return "Submissions are closed.", ""
-    if action == "unfreeze":
-        db.set_setting("frozen", "0")
-        return "Submissions are open again.", ""
-    if action == "pause":
-        db.set_setting("paused", "1")
-        return "The ladder is paused: the games in flight end, no new one starts.", ""
-    if action == "resume":
-        db.set_setting("paused", "0")
-        return "The ladder plays again.", ""
+            return Answer(str(exc), ok=False)
+        tell("admin", "entrant %s added", name, entrant=name)
+        return Answer(f"Entrant {name} added. Give them this token; it is not shown again.", token=token)
     if action == "finals":
-        if db.setting("finals") == "running":
-            return "The finals are already running.", ""
-        if db.setting("frozen") != "1":
-            return "Freeze submissions first: the finals play each entrant's latest version.", ""
-        try:
-            bots = freeze_field(contest.config, db)
-        except FinalsError as exc:
-            return str(exc), ""
-        db.set_setting("finals_error", "")
-        db.set_setting("finals", "running")
-        return f"The finals started with {len(bots)} entrants; the ladder pauses until they end.", ""
+        return start_finals(contest)
     if action in ("disqualify", "reinstate"):
-        entrant = db.row("SELECT id FROM entrants WHERE name = ? AND house = 0", name)
-        if entrant is None:
-            return f"no entrant named {name!r}", ""
-        with db.transaction() as tx:
-            tx.execute("UPDATE entrants SET disabled = ? WHERE id = ?", (int(action == "disqualify"), entrant.id))
-            if action == "disqualify":
-                tx.execute("UPDATE submissions SET status = ?, detail = 'disqualified by the admin', updated = ? "
-                           "WHERE entrant = ? AND status = ?", (Status.DISABLED, now(), entrant.id, Status.ACTIVE))
-        return f"{name} is {'disqualified' if action == 'disqualify' else 'reinstated'}.", ""
-    return f"unknown action {action!r}", ""
+        return _disqualify(contest.db, name, action == "disqualify")
+    return Answer(f"unknown action {action!r}", ok=False)
+
+
+# action: (setting, value, what it says, what the event says)
+SWITCHES = {
+    "freeze": ("frozen", "1", "Submissions are closed.", "submissions closed"),
+    "unfreeze": ("frozen", "0", "Submissions are open again.", "submissions open"),
+    "pause": ("paused", "1", "The ladder is paused: the games in flight end, no new one starts.", "ladder paused"),
+    "resume": ("paused", "0", "The ladder plays again.", "ladder resumed"),
+}
+
+
+def _switch(db: Database, action: str) -> Answer:
+    """Freeze or open submissions, pause or resume the ladder (saying so when it already was)."""
+    key, value, message, event = SWITCHES[action]
+    if db.setting(key, "0") == value:
+        return Answer(f"{message} (It already was.)")
+    db.set_setting(key, value)
+    tell("admin", event, action=action)
+    return Answer(message)
+
+
+def start_finals(contest: Contest) -> Answer:
+    """Fix the finals' field and let the ladder thread play them; refused while running, once done, or unfrozen."""
+    db, config = contest.db, contest.config
+    state = db.setting("finals")
+    if state == "running":
+        return Answer("The finals are already running.", ok=False)
+    if state == "done":
+        return Answer("The finals are over: their results are on the admin page and at /finals/.", ok=False)
+    if db.setting("frozen") != "1":
+        return Answer("Freeze submissions first: the finals play each entrant's latest version.", ok=False)
+    try:
+        bots = freeze_field(config, db)
+    except FinalsError as exc:
+        return Answer(str(exc), ok=False)
+    db.set_setting("finals_error", "")
+    db.set_setting("finals", "running")
+    pairings = len(bots) * (len(bots) - 1) // 2
+    tell("finals", "started: %d entrants, %s, %d games per pairing", len(bots), config.finals_format,
+         config.finals_games, entrants=[bot["name"] for bot in bots], format=config.finals_format,
+         games_per_pairing=config.finals_games)
+    round_robin = f" ({pairings * config.finals_games} games)" if config.finals_format == "round-robin" else ""
+    return Answer(f"The finals started with {len(bots)} entrants, {config.finals_games} games per pairing"
+                  f"{round_robin}; the ladder pauses until they end.")
+
+
+def _disqualify(db: Database, name: str, out: bool) -> Answer:
+    """Disqualify an entrant (its active version leaves the ladder) or reinstate it."""
+    entrant = db.row("SELECT id FROM entrants WHERE name = ? AND house = 0", name)
+    if entrant is None:
+        return Answer(f"no entrant named {name!r}", ok=False)
+    with db.transaction() as tx:
+        tx.execute("UPDATE entrants SET disabled = ? WHERE id = ?", (int(out), entrant.id))
+        if out:
+            tx.execute("UPDATE submissions SET status = ?, detail = 'disqualified by the admin', updated = ? "
+                       "WHERE entrant = ? AND status = ?", (Status.DISABLED, now(), entrant.id, Status.ACTIVE))
+    verdict = "disqualified" if out else "reinstated"
+    tell("admin", "%s %s", name, verdict, entrant=name)
+    return Answer(f"{name} is {verdict}.")
 
 
 def export(contest: Contest) -> dict[str, Any]:
@@ -101,4 +144,4 @@ def export(contest: Contest) -> dict[str, Any]:
             "leaderboard": contest.leaderboard(),
             "entrants": [r.data for r in db.rows("SELECT id, name, created, house, disabled FROM entrants")],
             "submissions": submissions, "games": contest.games(Caller(), limit=10**9),
-            "finals": db.setting("finals") or "none"}
+            "finals": finals_summary(contest.config, db)}

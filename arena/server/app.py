@@ -22,6 +22,8 @@ from starlette.responses import JSONResponse, Response
 from arena.server.auth import Caller
 from arena.server.config import ServerConfig
 from arena.server.contest import Contest
+from arena.server.control import ControlSocket
+from arena.server.eventlog import tell
 from arena.server.net import ConnectionMiddleware
 from arena.server.origin import CrossOriginMiddleware
 from arena.server.ratelimit import RateLimited
@@ -35,14 +37,19 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
     """The ASGI application of a contest."""
     contest = Contest(config, start_engine)
 
+    control = ControlSocket(contest)
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
         if contest.start_engine:
             contest.engine.start()
+            control.start()
         yield
         contest.engine.stop_event.set()
         if contest.start_engine:
+            control.close()
             await run_in_threadpool(contest.engine.stop)
+            tell("stop", "the server stopped (the games in flight finished, or wait in the queue)")
 
     # The connection's own address is kept before a trusted proxy's headers name the client (net.py).
     middleware = [Middleware(ConnectionMiddleware)]

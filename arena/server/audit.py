@@ -91,10 +91,12 @@ def _check_game(ladder: Path, key: bytes | None, game: dict[str, Any], versions:
         return [f"{where}: a version it names is not in the database"]
     specs = [_spec(v) for v in seats if v is not None]
     conditions = json.loads(game["conditions"] or "{}")
+    # A game played before its directory was migrated keeps the commands its log recorded (arena/server/layout.py).
+    commands = conditions.get("bots") or [s.get("spec", "") for s in specs]
     path = ladder / game["log"]
     job = LogJob(str(path), str(path), key, key is not None, f"g{game['id']}", game["seed"],
                  _game_of(path), conditions.get("setup"), conditions.get("clock"),
-                 tuple(s.get("name", "") for s in specs), tuple(s.get("spec", "") for s in specs),
+                 tuple(s.get("name", "") for s in specs), tuple(commands),
                  tuple(json.loads(game["scores"])), tuple(json.loads(game["ranks"])), game["reason"],
                  game["offender"], game["plies"], game["detail"])
     _, problems = check_log(job)

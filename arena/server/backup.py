@@ -12,7 +12,9 @@ the copy finds no log without its game.
 
 Entrants' files are copied as root may only copy what others wrote: opened without
 following links (O_NOFOLLOW, relative to their open folder), regular files and folders only.
-The copy is made in a private folder beside DEST and renamed to DEST when complete.
+The copy is made in a private folder beside DEST and renamed to DEST when complete. Nothing in
+it names an absolute path (arena/server/layout.py): it serves from any fresh directory, on
+this machine or another; `backup.json` records when and from where it was made.
 """
 
 from __future__ import annotations
@@ -138,21 +140,15 @@ def _copy_state(config: ServerConfig, work: Path) -> BackupReport:
     return report
 
 
-def check_restored(directory: Path) -> None:
-    """BackupError when directory is a backup restored elsewhere than where it was made.
-
-    The versions' commands name their folders by absolute path (and the signed logs record
-    them): a contest restores to the very path it was backed up from.
-    """
+def restored_from(directory: Path) -> str:
+    """What a restored directory's backup.json says (when and from where it was made, what it held), else ""."""
     try:
-        source = json.loads((directory / MANIFEST).read_text()).get("source", "")
-    except FileNotFoundError:
-        return
-    except (OSError, ValueError, AttributeError) as exc:
-        raise BackupError(f"{directory / MANIFEST}: unreadable ({exc})") from None
-    if source and Path(source) != directory:
-        raise BackupError(f"{directory} was backed up from {source}; restore it there (the config's directory): "
-                          "its versions' commands name that path")
+        made = json.loads((directory / MANIFEST).read_text())
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(made["made"])))
+        return (f"restored from the backup of {made['source']} made {when}: {made['games']} games played, "
+                f"{made['versions']} versions, finals {made['finals']}")
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
 
 
 def snapshot_sqlite(source: Path, target: Path) -> None:

@@ -7,6 +7,8 @@ import json
 import logging
 import os
 import secrets
+import shlex
+import socket
 import sys
 import urllib.error
 import urllib.request
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
+from arena.server.eventlog import FORMATS, configure, tell
 
 EXTRA_HINT = "arena serve needs the server extra: pip install 'arena[server]' (or -e '.[server]' in a checkout)"
 
@@ -22,14 +25,19 @@ def register(subparsers: Any) -> None:
     """Add `serve`, `entrants` and `submit` (called by arena.cli.main)."""
     s = subparsers.add_parser(
         "serve", help="run a contest server: entrants submit bots, a sandboxed ladder plays them",
-        usage="arena serve [options] CONFIG\n       arena serve backup CONFIG DEST",
+        usage="arena serve [options] CONFIG\n       arena serve backup CONFIG DEST\n"
+              "       arena serve finals|freeze|unfreeze|pause|resume|export|status CONFIG",
         description="Start the contest server of CONFIG (TOML): the web pages and JSON API, the build and "
                     "validation of submissions in the sandbox, and the ladder. State lives under the config's "
-                    "directory (SQLite, submissions, logs, finals); a restart resumes it. "
+                    "directory (SQLite, submissions, logs, finals); a restart resumes it. Each event (an upload, a "
+                    "build, a validation, the ladder's progress, the finals, an error) is one line on stderr. "
                     "`arena serve backup CONFIG DEST` copies that state, consistently, into the new folder DEST "
-                    "while the server runs (restore: docs/server.md).")
+                    "while the server runs (restore: docs/server.md). `arena serve ACTION CONFIG` acts on the "
+                    "running server (through DIRECTORY/admin.sock, for its own user): start the finals, close or "
+                    "open submissions, pause or resume the ladder, print the export (JSON) or the status; exit 0: "
+                    "done, 1: refused (the line says why), 3: no server runs.")
     s.add_argument("config", metavar="CONFIG")
-    s.add_argument("more", nargs="*", help=argparse.SUPPRESS)  # `backup CONFIG DEST`
+    s.add_argument("more", nargs="*", help=argparse.SUPPRESS)  # `backup CONFIG DEST`, `ACTION CONFIG`
     s.add_argument("--host", help="address to listen on (default: the config's, else 127.0.0.1)")
     s.add_argument("--port", type=int, help="port (default: the config's, else 8000; 0 picks a free one)")
     s.add_argument("--workers", type=positive_int, metavar="N", help="referee processes for the ladder")
@@ -41,7 +49,13 @@ def register(subparsers: Any) -> None:
                         "server's directory at the same path (pip install 'arena[dask]')")
     s.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler (tcp://host:8786) for --executor dask")
     s.add_argument("--paused", action="store_true",
-                   help="start with the ladder paused (after a restore: look, then resume it on the admin page)")
+                   help="start with the ladder paused (after a restore: look, then resume it)")
+    s.add_argument("-v", "--verbose", dest="loud", action="count", default=0,
+                   help="tell each ladder game and the web server's access lines too")
+    s.add_argument("-q", "--quiet", action="store_true", help="tell only warnings and errors")
+    s.add_argument("--log-format", choices=FORMATS, default="text",
+                   help="each event as a line of text (default) or as one JSON object")
+    s.add_argument("--json", action="store_true", help="status: print the state as one JSON object")
     s.set_defaults(func=cmd_serve)
 
     e = subparsers.add_parser("entrants", help="list or add a contest server's entrants",
@@ -78,25 +92,43 @@ def _config(path: str, insecure: bool = False) -> Any:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run the server until SIGINT or SIGTERM (or, as `serve backup CONFIG DEST`, copy its state)."""
+    """Run the server until SIGINT or SIGTERM (or copy its state, or act on the running one)."""
+    from arena.server.control import ACTIONS
+
     if args.config == "backup" and args.more:
         if len(args.more) != 2:
             raise CliError("serve backup: give CONFIG and DEST (a new folder)")
         return cmd_backup(*args.more)
+    if args.config in ACTIONS and args.more:
+        if len(args.more) != 1:
+            raise CliError(f"serve {args.config}: give CONFIG alone (arena serve {args.config} CONFIG)")
+        return cmd_admin(args.config, args.more[0], args.json)
     if args.more:
-        raise CliError(f"unexpected arguments: {' '.join(args.more)} (arena serve CONFIG, or serve backup CONFIG DEST)")
+        raise CliError(f"unexpected arguments: {' '.join(args.more)} (arena serve CONFIG, serve backup CONFIG DEST, "
+                       f"or serve ACTION CONFIG: {', '.join(ACTIONS)})")
     try:
         import uvicorn
     except ImportError:
         raise CliError(EXTRA_HINT) from None
-    import dataclasses
+    config = _serve_config(args)
+    lock = _lock(config)
+    verbosity = -1 if args.quiet else args.loud + bool(getattr(args, "verbose", False))
+    configure(verbosity, args.log_format)
+    listener, url = _listen(config.host, config.port)
+    app = _app(config, args.paused, url)
+    _tell_start(config, url, args.paused)
+    with lock, listener:
+        # Forwarding headers are believed from the config's trusted proxies only (arena/server/net.py).
+        # port 0: uvicorn names the listener's own port in its start-up line (shown with -v)
+        server = uvicorn.Server(uvicorn.Config(app, host=config.host, port=0, log_config=None, access_log=verbosity > 0,
+                                               proxy_headers=False, timeout_graceful_shutdown=5))
+        server.run(sockets=[listener])
+    return EXIT_OK
 
-    from arena.server.app import create_app
-    from arena.server.auth import AuthError
-    from arena.server.contest import check_private
-    from arena.server.db import DatabaseError
-    from arena.tournament.config import ConfigError
-    from arena.tournament.dirlock import DirectoryInUse, lock_directory
+
+def _serve_config(args: argparse.Namespace) -> Any:
+    """The config with the command line's changes, checked for what serving needs."""
+    import dataclasses
 
     config = _config(args.config, args.insecure)
     if args.scheduler and args.executor != "dask":
@@ -114,59 +146,118 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if config.remote.allowed and config.executor != "local":
         raise CliError("[remote] allowed = true: the ladder runs on the local executor, where remote bots connect "
                        "(not --executor dask)")
-    from arena.server.backup import BackupError, check_restored
+    return config
+
+
+def _lock(config: Any) -> Any:
+    """One server per state directory, before anything in it is opened; held while serving."""
+    from arena.server.contest import check_private
+    from arena.tournament.config import ConfigError
+    from arena.tournament.dirlock import DirectoryInUse, lock_directory
 
     try:
-        check_restored(config.directory)
-    except BackupError as exc:
-        raise CliError(str(exc)) from None
-    try:  # one server per state directory, before anything in it is opened; held while serving
         check_private(config)  # (before the lock creates the directory)
-        lock = lock_directory(config.directory)
-    except ConfigError as exc:
-        raise CliError(str(exc)) from None
-    except DirectoryInUse as exc:
+        return lock_directory(config.directory)
+    except (ConfigError, DirectoryInUse) as exc:
         raise CliError(str(exc)) from None
     except OSError as exc:
         raise CliError(f"cannot use the state directory {config.directory}: {exc.strerror}") from None
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _listen(host: str, port: int) -> tuple[socket.socket, str]:
+    """A listening socket on host:port (port 0: a free one) and the pages' URL, known before the server starts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+        listener.listen(2048)
+    except OSError as exc:
+        listener.close()
+        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    listener.set_inheritable(True)
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    return listener, f"http://{shown}:{listener.getsockname()[1]}/"
+
+
+def _app(config: Any, paused: bool, url: str) -> Any:
+    """The application of the contest (its database opened, migrated on the engine's start)."""
+    from arena.server.app import create_app
+    from arena.server.auth import AuthError
+    from arena.server.db import DatabaseError
+    from arena.tournament.config import ConfigError
+
     try:
         app = create_app(config)
     except (DatabaseError, AuthError, ConfigError, OSError) as exc:
         raise CliError(str(exc)) from None
-    if args.paused:
+    if paused:
         app.state.contest.db.set_setting("paused", "1")
-    print(f"arena serve: {config.tournament.name} ({config.game}) on http://{config.host}:{config.port}/ — "
-          f"state in {config.directory}, admin token in {config.admin_token_file}"
-          + (" — the ladder is paused" if args.paused else ""), file=sys.stderr, flush=True)
-    if config.remote.allowed:
-        from arena.server.remotes import server_public
+    app.state.contest.url = url
+    return app
 
-        print(f"arena serve: remote bots connect to {config.remote.listen} with --server-key {server_public(config)}",
-              file=sys.stderr, flush=True)
+
+def _tell_start(config: Any, url: str, paused: bool) -> None:
+    """The start lines: a tarfile warning, the backup restored, remote bots' key; last, where the pages are."""
     from arena.launch.archive import tarfile_filter_warning
+    from arena.server.backup import restored_from
 
     risk = tarfile_filter_warning()
     if risk:
-        print(f"arena serve: warning: {risk}", file=sys.stderr, flush=True)
-    with lock:
-        # Forwarding headers are believed from the config's trusted proxies only (arena/server/net.py).
-        uvicorn.run(app, host=config.host, port=config.port, log_level="info", proxy_headers=False,
-                    timeout_graceful_shutdown=5)
-    return EXIT_OK
+        tell("start", "%s", risk, level=logging.WARNING)
+    restored = restored_from(config.directory)
+    if restored:
+        tell("start", "%s", restored)
+    if config.remote.allowed:
+        from arena.server.remotes import server_public
+
+        tell("start", "remote bots connect to %s with --server-key %s", config.remote.listen, server_public(config),
+             listen=config.remote.listen)
+    # Last: a script waiting for this line has read the others.
+    tell("start", "%s (%s) running on %s%s: state in %s, admin token in %s; `arena serve status|finals|freeze|"
+         "unfreeze|pause|resume|export %s` act on it", config.tournament.name, config.game, url,
+         " with the ladder paused" if paused else "", config.directory, config.admin_token_file, config.source,
+         url=url, directory=str(config.directory), paused=paused)
+
+
+def cmd_admin(action: str, config_path: str, as_json: bool) -> int:
+    """`arena serve ACTION CONFIG`: one action on the running server; its answer on stdout."""
+    from arena.server.control import EXIT_NO_SERVER, NoServer, ask
+
+    config = _config(config_path, insecure=True)
+    try:
+        answer = ask(config.directory, action, shlex.quote(config_path))
+    except NoServer as exc:
+        print(f"arena serve {action}: {exc}", file=sys.stderr)
+        return EXIT_NO_SERVER
+    if action == "export":
+        print(json.dumps(answer.get("data"), indent=1))
+    elif action == "status" and as_json:
+        print(json.dumps(answer.get("data")))
+    elif answer.get("ok"):
+        print(answer.get("message", ""))
+    else:
+        print(f"arena serve {action}: {answer.get('message', '')}", file=sys.stderr)
+    return EXIT_OK if answer.get("ok") else EXIT_FAILED
 
 
 def cmd_backup(config_path: str, dest: str) -> int:
     """`arena serve backup CONFIG DEST`: a consistent copy of the contest's state, made while it runs."""
     from arena.server.backup import BackupError, backup
+    from arena.server.control import NOTE, NoServer, ask
 
     config = _config(config_path, insecure=True)
     try:
         report = backup(config, Path(dest))
     except BackupError as exc:
         raise CliError(str(exc)) from None
-    print(f"backed up {config.directory} to {report.dest}: {report.games} games played ({report.logs} logs), "
-          f"{report.versions} versions, {report.files} files, {report.bytes / 2**20:.1f} MiB")
+    line = (f"backed up {config.directory} to {report.dest}: {report.games} games played ({report.logs} logs), "
+            f"{report.versions} versions, {report.files} files, {report.bytes / 2**20:.1f} MiB")
+    print(line)
+    try:  # the running server's terminal and admin page tell it too
+        ask(config.directory, NOTE, event="backup", message=line.removeprefix("backed up "))
+    except NoServer:
+        pass
     for name in report.skipped:
         print(f"  not copied (not a regular file or folder): {name}", file=sys.stderr)
     return EXIT_OK
@@ -185,7 +276,8 @@ def cmd_entrants(args: argparse.Namespace) -> int:
     if args.action == "list":
         for row in db.rows("SELECT e.name, e.disabled, (SELECT COUNT(*) FROM submissions s WHERE s.entrant = e.id) "
                            "AS versions FROM entrants e WHERE e.house = 0 ORDER BY e.name"):
-            print(f"{row.name}\t{row.versions} versions{' (disqualified)' if row.disabled else ''}")
+            count = f"{row.versions} version{'' if row.versions == 1 else 's'}"
+            print(f"{row.name}\t{count}{' (disqualified)' if row.disabled else ''}")
         return EXIT_OK
     if not args.names:
         raise CliError("entrants add: name at least one entrant")

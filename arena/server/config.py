@@ -28,7 +28,7 @@ from arena.tournament.config import Checker, ConfigError, TournamentConfig, conf
 TOP_KEYS = ("name", "game", "games", "seed", "setups", "clock", "limits", "sandbox", "reveal_names", "references",
             "admin_token_file", "directory", "server", "ladder", "uploads", "finals", "remote")
 SERVER_KEYS = ("host", "port", "workers", "secure_cookies", "trusted_proxies", "trusted_origins", "login_failures",
-               "login_window_s", "login_ipv4_prefix", "login_ipv6_prefix")
+               "login_window_s", "login_ipv4_prefix", "login_ipv6_prefix", "log_every")
 LADDER_KEYS = ("placement_games", "validation_games", "provisional_games", "max_errors", "max_error_rate",
                "build_timeout_s", "lease_factor", "max_attempts", "scrimmages_per_hour", "max_games")
 UPLOAD_KEYS = ("max_bytes", "max_files", "max_unpacked_bytes", "versions_per_entrant", "per_hour")
@@ -104,6 +104,8 @@ class ServerConfig:
     source: str = ""
     executor: str = "local"  # or "dask" (arena serve --executor dask --scheduler ADDRESS)
     scheduler: str | None = None
+    base: Path = Path()  # the config file's folder: the reference bots' paths are relative to it
+    log_every: int = 100  # the ladder's progress is told every this many games
 
     @property
     def game(self) -> str:
@@ -173,11 +175,7 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
     directory = (base / check.string(data.get("directory", f"{tournament.name}-server"), "directory")).resolve()
     token_file = base / check.string(data.get("admin_token_file", str(directory / "admin.token")),
                                      "admin_token_file")
-    finals = check.table(data.get("finals", {}), "finals")
-    check.keys(finals, FINALS_KEYS, "finals")
-    finals_format = check.string(finals.get("format", "round-robin"), "finals.format")
-    if finals_format not in ("round-robin", "swiss", "knockout"):
-        raise check.fail("finals.format", f"{finals_format!r} is not one of round-robin, swiss, knockout")
+    finals_format, finals_games = _finals(check, data.get("finals", {}))
     return ServerConfig(
         tournament=tournament, directory=directory, admin_token_file=token_file,
         host=check.string(server.get("host", "127.0.0.1"), "server.host"),
@@ -191,8 +189,8 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
         login_ipv4_prefix=check.integer(server.get("login_ipv4_prefix", 32), "server.login_ipv4_prefix", 8, 32),
         login_ipv6_prefix=check.integer(server.get("login_ipv6_prefix", 64), "server.login_ipv6_prefix", 32, 128),
         ladder=_ladder(check, data.get("ladder", {})), uploads=_uploads(check, data.get("uploads", {})),
-        finals_games=_even(check, finals.get("games_per_pairing", 4), "finals.games_per_pairing"),
-        finals_format=finals_format, remote=_remote(check, data.get("remote", {})), source=source,
+        finals_games=finals_games, finals_format=finals_format, remote=_remote(check, data.get("remote", {})), source=source, base=base,
+        log_every=check.integer(server.get("log_every", 100), "server.log_every", 1, 10**9),
     )
 
 
@@ -218,6 +216,16 @@ def _origins(check: Checker, value: Any) -> tuple[str, ...]:
                              f"{text!r} is not an origin: scheme://host[:port], e.g. https://contest.example.org")
         origins.append(origin)
     return tuple(origins)
+
+
+def _finals(check: Checker, value: Any) -> tuple[str, int]:
+    """The [finals] table: (format, games per pairing)."""
+    finals = check.table(value, "finals")
+    check.keys(finals, FINALS_KEYS, "finals")
+    form = check.string(finals.get("format", "round-robin"), "finals.format")
+    if form not in ("round-robin", "swiss", "knockout"):
+        raise check.fail("finals.format", f"{form!r} is not one of round-robin, swiss, knockout")
+    return form, _even(check, finals.get("games_per_pairing", 4), "finals.games_per_pairing")
 
 
 def _even(check: Checker, value: Any, key: str) -> int:

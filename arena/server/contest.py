@@ -13,6 +13,7 @@ from arena.server.auth import SESSION_COOKIE, Caller, Keys
 from arena.server.config import ServerConfig
 from arena.server.db import Database, GameStatus, Status
 from arena.server.engine import Engine
+from arena.server.eventlog import keep_recent
 from arena.server.ladder import interval, provisional
 from arena.server.net import client_address, network_of
 from arena.server.privacy import game_detail, version_detail
@@ -33,6 +34,8 @@ class Contest:
         self.cross_origin_refused = 0  # requests from another origin answered 403 (arena/server/origin.py)
         self.start_engine = start_engine
         self.started = time.time()
+        self.url = ""  # where the pages are served, once `arena serve` listens
+        self.events = keep_recent()
 
     # --- who is asking ---------------------------------------------------------------------
 

@@ -13,7 +13,6 @@ is the ladder's policy (policy.py); this module runs the threads, the executor a
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import os
 import threading
@@ -25,18 +24,18 @@ from pathlib import Path
 from arena.logs.signing import results_key
 from arena.server.config import ServerConfig
 from arena.server.db import Database, GameStatus, Row, Status, now
+from arena.server.eventlog import tell
 from arena.server.intake import Intake, house_spec
+from arena.server.layout import migrate, version_entries
 from arena.server.policy import LadderPolicy
 from arena.server import remotes
-from arena.tournament.config import BotEntry, ConfigError, bot_entries
+from arena.tournament.config import BotEntry, ConfigError
 from arena.tournament.dask_executor import DaskExecutor
 from arena.tournament.executors import open_executor
 from arena.tournament.files import write_atomic
 from arena.tournament.local import LocalExecutor, Outcome
 from arena.tournament.schedule import MatchTask
 from arena.tournament.store import write_hint
-
-log = logging.getLogger(__name__)
 
 WAIT_S = 0.25  # the ladder loop's longest sleep: new versions and stop requests are seen this fast
 INTAKE_THREADS = 2
@@ -68,6 +67,56 @@ class BuildTally:
             return sum(1 for stamp in self.recent if stamp > horizon)
 
 
+class LadderProgress:
+    """Tells the ladder's progress every config.log_every games, and when it comes to rest or plays again."""
+
+    def __init__(self, config: ServerConfig, db: Database) -> None:
+        self.config = config
+        self.db = db
+        self.count = 0  # games recorded by this process
+        self.since = time.monotonic()
+        self.at_rest = False
+        self.looked = 0.0  # when an idle ladder last looked whether it is at rest
+
+    def played(self) -> None:
+        """One more game recorded: every log_every games, a line of the ladder's state."""
+        self.count += 1
+        if self.count % self.config.log_every:
+            return
+        took, self.since = time.monotonic() - self.since, time.monotonic()
+        done, short = self._state()
+        tell("ladder", "%d games played (the last %d in %.0f s); versions still short of %d games: %d", done,
+             self.config.log_every, took, self.config.ladder.max_games, short, games=done, short=short)
+
+    def resting(self, idle: bool) -> None:
+        """Whether the ladder found nothing to play just now: the rest told once entrants' versions played out."""
+        if not idle:
+            if self.at_rest:
+                tell("ladder", "playing again")
+                self.at_rest = False
+            return
+        if self.at_rest or time.monotonic() - self.looked < 1.0:  # idle: looked at once a second
+            return
+        self.looked = time.monotonic()
+        done, short = self._state()
+        if short == 0 and self._entrants():
+            tell("ladder", "at rest: every entrant's version has played its %d games (%d games in all); a new "
+                 "version wakes it", self.config.ladder.max_games, done, games=done)
+            self.at_rest = True
+
+    def _entrants(self) -> int:
+        return int(self.db.value("SELECT COUNT(*) FROM submissions s JOIN entrants e ON e.id = s.entrant "
+                                 "WHERE s.status = ? AND e.house = 0", Status.ACTIVE))
+
+    def _state(self) -> tuple[int, int]:
+        """(games done, active versions of entrants still short of max_games)."""
+        done = self.db.value("SELECT COUNT(*) FROM games WHERE status = ?", GameStatus.DONE)
+        short = self.db.value("SELECT COUNT(*) FROM submissions s JOIN entrants e ON e.id = s.entrant "
+                              "WHERE s.status = ? AND e.house = 0 AND s.games < ?", Status.ACTIVE,
+                              self.config.ladder.max_games)
+        return int(done), int(short)
+
+
 class Engine:
     """Runs intake and ladder threads until stopped."""
 
@@ -88,6 +137,7 @@ class Engine:
         self.validations: dict[int, remotes.Validation] = {}  # remote versions being validated, by submission id
         self.validation_of: dict[int, int] = {}  # a validation task's ord -> its submission id
         self.next_ord = remotes.VALIDATION_ORD
+        self.progress = LadderProgress(config, db)
 
     # --- lifecycle ------------------------------------------------------------------------
 
@@ -95,6 +145,7 @@ class Engine:
         """Recover what a dead server left, seat the house bots, start the threads."""
         (self.ladder_dir / "logs").mkdir(parents=True, exist_ok=True)
         results_key(self.ladder_dir, create=True)
+        migrate(self.config, self.db)  # a directory of the first layout names absolute paths: not any more
         if self.config.remote.allowed:  # nobody is connected before the ladder's worker listens
             remotes.server_key(self.config)
             (remotes.folder(self.config) / "connected.json").unlink(missing_ok=True)
@@ -124,7 +175,8 @@ class Engine:
             built = tx.execute("UPDATE submissions SET status = ?, lease_until = 0 WHERE status IN (?, ?)",
                                (Status.QUEUED, Status.BUILDING, Status.VALIDATING)).rowcount
         if moved or built:
-            log.warning("resumed after an unclean stop: %d games and %d submissions queued again", moved, built)
+            tell("start", "resumed after an unclean stop: %d games and %d submissions queued again", moved, built,
+                 level=logging.WARNING, games=moved, submissions=built)
 
     def _seat_house(self) -> None:
         """The reference bots join the ladder once, as versions of the house entrant."""
@@ -156,15 +208,14 @@ class Engine:
                 intake.process(row)
                 self.builds.add(str(self.db.value("SELECT status FROM submissions WHERE id = ?", row.id)))
             except Exception:  # noqa: BLE001 - an arena bug must not end the intake; it is logged
-                log.exception("intake failed")
+                tell("build", "the intake failed: an error of the arena", level=logging.ERROR, exc_info=True)
                 self.stop_event.wait(1.0)
         self.db.close()
 
     # --- ladder ---------------------------------------------------------------------------
 
     def _entries_for(self, rows: list[Row]) -> tuple[BotEntry, ...]:
-        tables = [json.loads(row.spec) for row in rows]
-        return tuple(bot_entries(tables, self.config.game, source="the ladder"))
+        return version_entries(self.config, rows)
 
     def _make_executor(self) -> LocalExecutor | DaskExecutor:
         if self.config.remote.allowed:
@@ -195,6 +246,7 @@ class Engine:
                 if self.config.remote.allowed:
                     self._validate_remote()
                 self._fill()
+                self.progress.resting(not (self.inflight or self.validation_of))
                 if self.inflight or self.validation_of:
                     self._collect(WAIT_S)
                 else:
@@ -203,10 +255,10 @@ class Engine:
             while self.inflight and time.monotonic() < deadline:  # a graceful stop finishes what is in flight
                 self._collect(WAIT_S)
         except LadderWriteError as exc:  # the machine's failure, said in one line
-            log.error("the ladder stopped: %s", exc)
+            tell("ladder", "stopped: %s", exc, level=logging.ERROR)
             self.error = str(exc)
         except Exception as exc:  # noqa: BLE001 - the pages say the ladder stopped, and why
-            log.exception("the ladder stopped")
+            tell("ladder", "stopped: an error of the arena", level=logging.ERROR, exc_info=True)
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
             if self.executor is not None:
@@ -299,7 +351,8 @@ class Engine:
             os.replace(log_file, out / log_file.name)
         intake = Intake(self.config, self.db)
         if validation.broken:  # the machine's failure: tried again while its lease lasts
-            log.warning("the validation of submission %d is tried again: %s", number, validation.broken)
+            tell("validation", "submission %d is validated again: %s", number, validation.broken,
+                 level=logging.WARNING, submission=number)
             return
         passed, text = remotes.report(validation)
         if passed:
@@ -336,6 +389,7 @@ class Engine:
             if outcome.record.log_data is not None:  # a remote worker's log travels with its result
                 self._store_log(game, outcome)
             self.policy.record(game, outcome.record)
+            self.progress.played()
 
     def _store_log(self, game: Row, outcome: Outcome) -> None:
         """Write a log that came with its result; a failed write stops the ladder, charged to no bot."""
@@ -357,7 +411,7 @@ class Engine:
 
     def _run_finals(self) -> None:
         """Play (or resume) the finals to their end; the ladder waits meanwhile."""
-        from arena.server.finals import run_finals
+        from arena.server.finals import finals_standings, podium, run_finals
 
         if self.config.remote.allowed and self.executor is not None:
             # The finals' own listener takes the port: the ladder's worker lets it go until they end.
@@ -368,8 +422,11 @@ class Engine:
             run_finals(self.config, self.db, self.stop_event)
             if not self.stop_event.is_set():
                 self.db.set_setting("finals", "done")
+                standings = finals_standings(self.config)
+                tell("finals", "done: %s; the report is at /finals/", podium(standings),
+                     standings=[(row["place"], row["name"], row["points"]) for row in standings])
         except Exception as exc:  # noqa: BLE001 - shown on the admin page; the admin may start them again
-            log.exception("the finals stopped")
+            tell("finals", "stopped: %s", exc, level=logging.ERROR, exc_info=True)
             self.db.set_setting("finals", "failed")
             self.db.set_setting("finals_error", str(exc))
         finally:

@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shlex
 import shutil
+import sys
 import threading
 import time
 from collections import Counter
@@ -32,6 +34,8 @@ from arena.outcomes import FAILURES
 from arena.server.config import ServerConfig
 from arena.server.db import Database, Row, Status, now
 from arena.server.draws import draw_secret, game_seed, validation_setups
+from arena.server.eventlog import tell
+from arena.server.layout import add_support, bot_folder, seat_spec, version_folder
 from arena.server.ladder import MU, SIGMA
 from arena.server.sources import LANGUAGES, SubmissionError, upload_name
 from arena.server.unpack import UploadBounds, arguments
@@ -39,8 +43,6 @@ from arena.tournament.config import ConfigError, config_from_data
 from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.errors import TournamentError
 from arena.tournament.store import StoreError
-
-log = logging.getLogger(__name__)
 
 VALIDATION_LEASE_S = 600.0
 # The upload's reader in the sandbox: a bomb meets these long before the server notices it.
@@ -58,7 +60,7 @@ class QuotaError(ValueError):
 
 def submission_dir(config: ServerConfig, entrant: str, version: int) -> Path:
     """Where a version's upload and built files live."""
-    return config.directory / "submissions" / entrant / f"v{version}"
+    return config.directory / version_folder(entrant, version)
 
 
 @dataclass(frozen=True)
@@ -92,14 +94,16 @@ def check_upload(config: ServerConfig, filename: str, data: bytes) -> Checked:
     try:
         ran = run_contained(reader, data, resolve_sandbox(config.tournament.sandbox), CHECK_LIMITS)
     except (MachineError, OSError) as exc:  # the machine's, never the entrant's
-        log.warning("an upload could not be checked: %s", exc)
+        tell("upload", "an upload could not be checked (the machine's fault, answered 503): %s", exc,
+             level=logging.WARNING)
         raise busy from None
     finally:
         _READERS.release()
     if ran.timed_out:
         if ran.cpu_ms is not None and ran.cpu_ms < CHECK_LIMITS.timeout_s * 1000 / 2:
             # Out of time while mostly waiting for a core: the machine was busy, nothing is stored.
-            log.warning("an upload's reader ran out of time having used %.0f ms of CPU", ran.cpu_ms)
+            tell("upload", "an upload's reader ran out of time having used %.0f ms of CPU (a busy machine, answered "
+                 "503)", ran.cpu_ms, level=logging.WARNING)
             raise busy
         raise SubmissionError(f"{name}: reading it takes longer than {CHECK_LIMITS.timeout_s:.0f} s", 413)
     if ran.returncode != 0:
@@ -126,9 +130,14 @@ def accept_upload(config: ServerConfig, db: Database, entrant: Row, filename: st
 
     SubmissionError: the upload itself is unacceptable; QuotaError: the entrant may not submit now.
     """
-    check_quota(config, db, entrant)
+    try:
+        check_quota(config, db, entrant)
+        checked = check_upload(config, filename, data)  # refuses before anything is stored
+    except (SubmissionError, QuotaError) as exc:
+        tell("upload", "%s: %s refused: %s", entrant.name, filename[:100], exc, entrant=entrant.name,
+             status=getattr(exc, "status", 403))
+        raise
     limits = config.uploads
-    checked = check_upload(config, filename, data)  # refuses before anything is stored
     name = upload_name(filename)
     with db.transaction() as tx:
         version = tx.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM submissions WHERE entrant = ?",
@@ -141,10 +150,14 @@ def accept_upload(config: ServerConfig, db: Database, entrant: Row, filename: st
         upload.mkdir(parents=True)
         store(upload / name, data)
         stamp = now()
-        return int(tx.execute(
+        number = int(tx.execute(
             "INSERT INTO submissions (entrant, version, filename, language, status, created, updated) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (entrant.id, version, name, checked.language, Status.QUEUED, stamp, stamp)).lastrowid)
+    tell("upload", "%s v%d: %s (%s, %d bytes) received as submission %d, queued for its build", entrant.name, version,
+         name, checked.language, len(data), number, entrant=entrant.name, version=version, submission=number,
+         language=checked.language, bytes=len(data))
+    return number
 
 
 def seat_name(submission: int) -> str:
@@ -155,7 +168,7 @@ def seat_name(submission: int) -> str:
 def remote_spec(config: ServerConfig, row: Row) -> dict[str, str]:
     """The stored spec of a remote version (as a built version's: spec, name, dir)."""
     return {"spec": f"remote:{seat_name(row.id)}", "name": f"{row.entrant_name}-v{row.version}",
-            "dir": str(submission_dir(config, row.entrant_name, row.version))}
+            "dir": version_folder(row.entrant_name, row.version)}
 
 
 def wait_lease(config: ServerConfig) -> float:
@@ -212,50 +225,74 @@ class Intake:
 
     def process(self, row: Row) -> None:
         """Build and validate one claimed submission; record the outcome."""
-        folder = submission_dir(self.config, row.entrant_name, row.version)
         if row.language == "remote":  # no build: the ladder validates it once its bot is connected
             self._wait_for_remote(row)
             return
+        read = self._read(row)
+        if read is None:
+            return
+        data, checked = read
+        build_log = self._build(row, data, checked)
+        if build_log is not None:
+            self._validate(row, checked, build_log)
+
+    def _read(self, row: Row) -> tuple[bytes, Checked] | None:
+        """The stored upload and what its reader says of it (None: the version failed, or waits for a retry)."""
+        folder = submission_dir(self.config, row.entrant_name, row.version)
         try:
             data = (folder / "upload" / row.filename).read_bytes()
-            checked = check_upload(self.config, row.filename, data)
+            return data, check_upload(self.config, row.filename, data)
         except SubmissionError as exc:
             if exc.status == 503:
                 self._retry(row, str(exc))
             else:
                 self.finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
-            return
         except OSError as exc:
             self.finish(row, Status.FAILED, f"the upload cannot be read: {exc}")
-            return
+        return None
+
+    def _build(self, row: Row, data: bytes, checked: Checked) -> str | None:
+        """Build the version into its bot folder in the sandbox; its build log (None: failed, or tried again later)."""
         limits = BuildLimits(timeout_s=float(self.config.ladder.build_timeout_s),
                              output_files=max(2000, 10 * self.config.uploads.max_files))
         unpack = python_command("arena.server.unpack", arguments("unpack", row.filename,
                                                                  game_interfaces(self.config.game), bounds(self.config)))
-        bot_dir = folder / "bot"
+        bot_dir = self.config.directory / bot_folder(row.entrant_name, row.version)
         shutil.rmtree(bot_dir, ignore_errors=True)  # a leftover of a build the server did not finish
+        # The arena's own Python is named `python` in the log: the log names no path of this machine.
+        header = f"$ {checked.build.replace(shlex.quote(sys.executable), 'python') or '(nothing to build)'}\n"
+        tell("build", "%s: building (%s, submission %d): %s", who(row), checked.language, row.id,
+             header[2:].strip(), submission=row.id)
         started = time.monotonic()
         try:
             built = run_build(data, unpack, checked.build or "true", str(bot_dir), self.isolation, limits)
+            if built.ok:
+                add_support(checked.language, bot_dir)
         except (MachineError, OSError) as exc:  # the machine's fault: try again later
             shutil.rmtree(bot_dir, ignore_errors=True)
             self._retry(row, f"the build could not run: {exc}")
-            return
+            return None
         took = time.monotonic() - started
-        header = f"$ {checked.build or '(nothing to build)'}\n"
         if not built.ok:
             why = ("it ran longer than the limit of %d s" % limits.timeout_s if built.timed_out else
                    "its result was larger than %d MiB or %d files" % (limits.output_mb, limits.output_files)
                    if built.too_big else built.problem or f"the command exited with status {built.returncode}")
             self.finish(row, Status.FAILED, f"build failed: {why}", build_log=header + built.log)
-            return
-        build_log = header + built.log + f"\nbuilt in {took:.1f} s\n"
-        spec = {"spec": checked.run.replace("{dir}", str(bot_dir)), "name": f"{row.entrant_name}-v{row.version}",
-                "dir": str(bot_dir)}
+            return None
+        tell("build", "%s: built in %.1f s; validating against %d reference bots", who(row), took,
+             len(self.config.tournament.bots), submission=row.id, seconds=round(took, 2))
+        return header + built.log + f"\nbuilt in {took:.1f} s\n"
+
+    def _validate(self, row: Row, checked: Checked, build_log: str) -> None:
+        """Store the version's command and play its validation games; activate or reject it."""
+        name = f"{row.entrant_name}-v{row.version}"
+        folder = bot_folder(row.entrant_name, row.version)
+        spec = seat_spec(checked.run, folder, name)
         self.db.execute("UPDATE submissions SET status = ?, build_log = ?, spec = ?, updated = ? WHERE id = ?",
                         Status.VALIDATING, build_log, json.dumps(spec), now(), row.id)
+        # Validation reads its bots relative to the config's folder, as the reference bots are given there.
         try:
-            passed, report = self.validate(row, spec)
+            passed, report = self.validate(row, seat_spec(checked.run, self._from_config(folder), name))
         except (TournamentError, StoreError, MachineError, OSError) as exc:
             self._retry(row, f"validation could not run: {exc}")
             return
@@ -263,11 +300,16 @@ class Intake:
             self.finish(row, Status.REJECTED, f"rejected: the bot cannot be started: {exc}", build_log=build_log,
                          validation_log=str(exc))
             return
+        tell("validation", "%s: %s", who(row), report.rstrip().splitlines()[-1], submission=row.id, passed=passed)
         if passed:
             self.activate(row, report)
         else:
             self.finish(row, Status.REJECTED, "rejected: it failed validation games (see the validation log)",
-                         build_log=build_log, validation_log=report)
+                        build_log=build_log, validation_log=report)
+
+    def _from_config(self, folder: str) -> str:
+        """A folder relative to the contest's directory, named relative to the config's folder."""
+        return os.path.relpath(self.config.directory / folder, self.config.base)
 
     def _wait_for_remote(self, row: Row) -> None:
         """A remote version waits (validating) for its bot, within its lease; the ladder plays its validation."""
@@ -294,7 +336,7 @@ class Intake:
                 "strikes": {"max_strikes": 0}, "format": "gauntlet", "challengers": [name],
                 "reveal_names": tournament.reveal_names,
                 "bots": [spec, *references], "concurrency": 1}
-        config = config_from_data(data, base=Path(spec["dir"]), source=f"validation of {name}")
+        config = config_from_data(data, base=self.config.base, source=f"validation of {name}")
         out = self.config.directory / "validation" / str(row.id)
         shutil.rmtree(out, ignore_errors=True)
         coordinator = Coordinator(config, RunOptions(out=out, quiet=True))
@@ -330,6 +372,8 @@ class Intake:
             if tx.execute("SELECT disabled FROM entrants WHERE id = ?", (row.entrant,)).fetchone()[0]:
                 tx.execute("UPDATE submissions SET status = ?, detail = ?, validation_log = ?, updated = ? WHERE id = ?",
                            (Status.DISABLED, "disqualified by the admin", report, stamp, row.id))
+                tell("version", "%s: disabled (its entrant is disqualified)", who(row), submission=row.id,
+                     status=Status.DISABLED)
                 return
             previous = tx.execute("SELECT id, mu FROM submissions WHERE entrant = ? AND status = ? AND id != ?",
                                   (row.entrant, Status.ACTIVE, row.id)).fetchall()
@@ -341,6 +385,8 @@ class Intake:
                        "sigma = ?, placement_left = ?, updated = ?, lease_until = 0 WHERE id = ?",
                        (Status.ACTIVE, "on the ladder", report, mu, mu, SIGMA, self.config.ladder.placement_games,
                         stamp, row.id))
+        replaced = f" (replaces {', '.join(f'submission {old[0]}' for old in previous)})" if previous else ""
+        tell("version", "%s: active, on the ladder%s", who(row), replaced, submission=row.id, status=Status.ACTIVE)
 
     def finish(self, row: Row, status: Status, detail: str, build_log: str | None = None,
                 validation_log: str | None = None) -> None:
@@ -354,12 +400,19 @@ class Intake:
             sets.append("validation_log = ?")
             values.append(validation_log)
         self.db.execute(f"UPDATE submissions SET {', '.join(sets)} WHERE id = ?", *values, row.id)
+        tell("version", "%s: %s: %s", who(row), status, detail, submission=row.id, status=status)
 
     def _retry(self, row: Row, problem: str) -> None:
         """A system fault: back to the queue (the attempts count stops it eventually)."""
-        log.warning("submission %d: %s", row.id, problem)
+        tell("build", "%s (submission %d) is tried again later: %s", who(row), row.id, problem, level=logging.WARNING,
+             submission=row.id)
         self.db.execute("UPDATE submissions SET status = ?, detail = ?, lease_until = 0, updated = ? WHERE id = ?",
                         Status.QUEUED, f"waiting to be tried again: {problem}", now(), row.id)
+
+
+def who(row: Row) -> str:
+    """A version as the events name it: `alice v2`."""
+    return f"{row.entrant_name} v{row.version}"
 
 
 def clock_data(config: ServerConfig) -> dict[str, Any]:

@@ -58,8 +58,9 @@ def pick_pair(entries: Sequence[Entry], rng: random.Random, placement_played: di
               max_games: int | None = None) -> tuple[Entry, Entry, bool] | None:
     """The next game (first, second, is_placement), or None when nothing is left to play.
 
-    The first is an entrant's version with fewer than max_games games; the house bots and
-    versions that have played enough are opponents only, so the ladder comes to rest.
+    The first is an entrant's version with fewer than max_games games; the house bots are
+    opponents only, and versions that have played enough are opponents only in placement games
+    (or when no other is free), so the ladder comes to rest with each near max_games.
     """
     free = [e for e in entries if not e.busy]
     if len(free) < 2:
@@ -82,7 +83,11 @@ def pick_pair(entries: Sequence[Entry], rng: random.Random, placement_played: di
         first = min(few, key=lambda e: (e.last_game, e.id))
     else:
         first = min(candidates, key=lambda e: (e.last_game, e.id))
-    others = sorted((e for e in free if e.id != first.id), key=lambda e: (abs(e.mu - first.mu), e.id))
+    # A version that has played its max_games is no regular opponent either (while others are free): its count
+    # stops there, but for the placement games of newcomers, which draw from the whole range.
+    others = [e for e in free if e.id != first.id]
+    short = [e for e in others if e.house or max_games is None or e.games < max_games]
+    others = sorted(short or others, key=lambda e: (abs(e.mu - first.mu), e.id))
     k = nearest_k(first.sigma, len(others))
     return first, rng.choice(others[:k]), False
 

@@ -16,11 +16,10 @@ from arena.outcomes import FAILURES
 from arena.server.config import ServerConfig
 from arena.server.db import Database, GameKind, GameStatus, Row, Status, now
 from arena.server.draws import draw_secret, draw_setup, game_seed
+from arena.server.eventlog import tell
 from arena.server.intake import conditions
 from arena.server.ladder import Entry, pick_pair, rate
 from arena.tournament.worker import MatchRecord
-
-log = logging.getLogger(__name__)
 
 
 class LadderPolicy:
@@ -82,9 +81,12 @@ class LadderPolicy:
         """A game the machine failed: queued again, or voided after too many tries; never charged to a bot."""
         attempts = self.db.value("SELECT attempts FROM games WHERE id = ?", game.id)
         if attempts >= self.config.ladder.max_attempts:
+            tell("game", "game %d is void: the machine failed it %d times (%s)", game.id, attempts, problem,
+                 level=logging.WARNING, game=game.id)
             self.void(game.id, f"system fault, {attempts} tries: {problem}")
         else:
-            log.warning("game %d is queued again (system fault: %s)", game.id, problem)
+            tell("game", "game %d is queued again (the machine failed it: %s)", game.id, problem, level=logging.WARNING,
+                 game=game.id)
             self.requeue(game)
 
     def requeue(self, game: Row) -> None:
@@ -115,9 +117,10 @@ class LadderPolicy:
                        "recorded = (SELECT COALESCE(MAX(recorded), 0) + 1 FROM games) WHERE id = ?",
                        (GameStatus.DONE, stamp, json.dumps(record.scores), json.dumps(record.ranks), record.reason,
                         record.offender, record.plies, record.detail, record.log, game.id))
-            if game.kind == GameKind.SCRIMMAGE:
-                return
-            self._rate(tx, versions[game.a], versions[game.b], record, game.kind, stamp)
+            if game.kind != GameKind.SCRIMMAGE:
+                self._rate(tx, versions[game.a], versions[game.b], record, game.kind, stamp)
+        tell("game", "game %d (%s): %s, ranks %s, %s after %d plies", game.id, game.kind, " vs ".join(record.names),
+             record.ranks, record.reason, record.plies, level=logging.DEBUG, game=game.id, kind=game.kind)
 
     def _rate(self, tx: sqlite3.Connection, a: dict[str, Any], b: dict[str, Any], record: MatchRecord, kind: str,
               stamp: float) -> None:
@@ -135,6 +138,8 @@ class LadderPolicy:
             if errors > policy.max_errors or (games >= 10 and errors / games > policy.max_error_rate):
                 status, detail = Status.DISABLED, (f"disabled: {errors} failures in {games} games "
                                                    f"(last: {record.reason})")
+                tell("version", "submission %d (%s): %s", version["id"], record.names[seat], detail,
+                     submission=version["id"], status=status)
             tx.execute("UPDATE submissions SET mu = ?, sigma = ?, games = ?, errors = ?, last_game = ?, "
                        "first_game = CASE WHEN first_game = 0 THEN ? ELSE first_game END, placement_left = ?, "
                        "status = ?, detail = COALESCE(?, detail), updated = ?, last_delta = ? WHERE id = ?",

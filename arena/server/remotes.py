@@ -26,6 +26,7 @@ from arena.match.remote import RemoteSettings
 from arena.server.config import ServerConfig
 from arena.server.db import Database, Row, Status, now
 from arena.server.draws import draw_secret, game_seed, validation_setups
+from arena.server.eventlog import tell
 from arena.server.intake import QuotaError, check_quota, seat_name, submission_dir
 from arena.tournament.schedule import MatchTask
 from arena.tournament.worker import MatchRecord
@@ -140,6 +141,8 @@ def accept_key(config: ServerConfig, db: Database, entrant: Row, text: str) -> i
         spare = keys / f".{seat_name(number)}.new"
         spare.write_text(certificate)
         os.replace(spare, keys / f"{seat_name(number)}.key")  # whole, or not at all: the listener reads the folder
+    tell("upload", "%s v%d: a remote bot's key received as submission %d, waiting for its bot to connect", entrant.name,
+         version, number, entrant=entrant.name, version=version, submission=number, language=LANGUAGE)
     return number
 
 

@@ -63,19 +63,23 @@ class Language:
     build: str
     run: str  # a BOT spec relative to the built directory ({dir})
     interface: str = ""  # only games whose folder has this module (pascal: the contest's module interface)
+    support: tuple[tuple[str, str], ...] = ()  # (name, source): files of the arena the server adds to the built folder
 
 
 # A Node.js bot reads and writes JSON lines; this preload serves it over ZeroMQ in its own process.
 # Found without importing the SDK: the intake's sandbox runs this module without site-packages.
+# The server puts a copy in the version's own folder (SHIM), so that its command names no path
+# of this installation and the contest's directory can move to another machine.
 _SDK = importlib.util.find_spec("protocol")
-ZMQ_LINES = shlex.quote(str(Path(_SDK.origin if _SDK and _SDK.origin else "protocol/__init__.py").resolve().parent
-                            / "node" / "zmq_lines.js"))
+ZMQ_LINES = Path(_SDK.origin if _SDK and _SDK.origin else "protocol/__init__.py").resolve().parent / "node" / "zmq_lines.js"
+SHIM = ".arena-zmq_lines.js"  # no upload can be named so: names start with a letter or digit
 LANGUAGES: dict[str, Language] = {
     ".py": Language("python", "{python} -m py_compile {file}", "{dir}/{file}"),
     ".c": Language("c", "cc -O2 -std=c11 -o bot {file} -lzmq -lmsgpackc -lm", "exec:{dir}/bot"),
     ".cpp": Language("c++", "c++ -O2 -std=c++17 -o bot {file} -lzmq -lmsgpackc", "exec:{dir}/bot"),
     ".cc": Language("c++", "c++ -O2 -std=c++17 -o bot {file} -lzmq -lmsgpackc", "exec:{dir}/bot"),
-    ".js": Language("javascript", "node --check {file}", f"exec:node --require {ZMQ_LINES} {{dir}}/{{file}}"),
+    ".js": Language("javascript", "node --check {file}", f"exec:node --require {{dir}}/{SHIM} {{dir}}/{{file}}",
+                    support=((SHIM, str(ZMQ_LINES)),)),
     ".pas": Language("pascal", "test -s {file}", "pascal:{dir}/{file}", interface="pascal"),
 }
 ARCHIVES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2")

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import require
+from tests.helpers import ROOT, require
 from tests.server.fixtures import FEWEST
 from tests.server.server import Server, make_server, wait_for
 
@@ -83,6 +83,8 @@ def test_a_backup_made_while_twenty_entrants_play_restores_to_the_same_leaderboa
     made = arena("serve", "backup", str(server.config), str(backup))
     assert made.returncode == 0, made.stdout + made.stderr
     assert made.stdout.startswith(f"backed up {server.state} to {backup}: ") and made.stderr == ""
+    wait_for(lambda: any(f"backup: {server.state} to {backup}: " in line for line in server.output), 30,
+             "the running server to tell the backup")
     assert oct(backup.stat().st_mode & 0o777) == "0o700" and (backup / "admin.token").stat().st_mode & 0o077 == 0
     snapshot = done(backup)
     wait_for(lambda: done(server.state) > snapshot, 60, "the ladder to play on past the backup")
@@ -92,27 +94,32 @@ def test_a_backup_made_while_twenty_entrants_play_restores_to_the_same_leaderboa
     again = arena("serve", "backup", str(server.config), str(backup))
     assert again.returncode == 2 and again.stderr.count("\n") == 1 and "exists" in again.stderr
 
-    # The machine dies; the restore (docs/server.md): the copy becomes the contest's directory,
-    # made afresh, and the server starts on it paused. Nothing of the old directory is left.
+    # The machine dies; the restore (docs/server.md): the copy becomes the contest's directory on
+    # another disk (another folder, the config beside it), and the server starts on it paused.
     server.stop(signal.SIGKILL)
     lost = done(server.state)
-    shutil.rmtree(server.state)
-    elsewhere = server.directory / "elsewhere"
-    shutil.copytree(backup, elsewhere, symlinks=True)
-    (server.directory / "elsewhere.toml").write_text('directory = "elsewhere"\n' + server.config.read_text())
-    moved = arena("serve", str(server.directory / "elsewhere.toml"), "--port", "0")
-    assert moved.returncode == 2 and "restore it there" in moved.stderr and moved.stderr.count("\n") == 1
-    shutil.copytree(backup, server.state, symlinks=True)
-    checked = arena("verify", str(server.state))
+    old = server.state
+    shutil.rmtree(old)
+    other = Server(server.directory / "other-disk", server.directory / "other-disk" / "contest.toml",
+                   tokens=server.tokens)
+    other.directory.mkdir()
+    other.config.write_text(server.config.read_text())
+    shutil.copytree(backup, other.state, symlinks=True)
+    naming = {path.relative_to(other.state).as_posix() for path in other.state.rglob("*")
+              if path.is_file() and (str(old).encode() in path.read_bytes() or str(ROOT).encode() in path.read_bytes())}
+    assert naming == {"backup.json"}  # where it was made from, for the admin; nothing else names a path of here
+    checked = arena("verify", str(other.state))
     assert checked.returncode == 0 and checked.stdout.rstrip().endswith("OK"), checked.stdout + checked.stderr
     assert f"verified {snapshot} matches, {snapshot} logs" in checked.stdout
     expected = board_of(backup)
     assert len(expected) == 22 and lost > snapshot  # twenty entrants and two reference bots; games were lost
     server.process = None
+    server = other
     server.start(["--paused"])
     shown = [(row["name"], row["version"], row["rating"], row["games"])
              for row in server.get("/api/leaderboard").json()]
     assert shown == expected
+    assert any(f"start: restored from the backup of {old} made " in line for line in server.output)
     assert server.get("/health").json()["paused"] is True and done(server.state) == snapshot
     assert server.submission("student03", answers["student03"].json()["id"])["status"] == "active"  # tokens work
     with server.client(server.admin) as admin:

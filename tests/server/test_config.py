@@ -95,6 +95,27 @@ def test_contest_games_are_anonymous_unless_the_config_says(tmp_path: Path) -> N
     assert shown.tournament.reveal_names is True and finals_data(shown, [])["reveal_names"] is True
 
 
+def test_finals_games_per_pairing_count_the_games_of_a_pairing_whatever_the_setups(tmp_path: Path) -> None:
+    """Four games per pairing on a contest of three setups: two setups, both seats, four games, not twelve."""
+    from arena.server.config import server_config_from_data
+    from arena.server.finals import finals_data
+    from arena.tournament.config import config_from_data
+    from arena.tournament.formats import plan_for
+
+    bots = [{"spec": name, "name": name} for name in ("random", "maxblock", "perfect")]
+    for games, setups in ((4, 3), (2, 3), (8, 3), (6, 1)):
+        data = {"game": "blocking", "sandbox": "none", "finals": {"games_per_pairing": games},
+                "setups": {"random": {"count": setups}}}
+        config = server_config_from_data(data, tmp_path, insecure=True)
+        finals = finals_data(config, bots)
+        tournament = config_from_data(finals, base=tmp_path)
+        assert plan_for(tournament).total() == 3 * games, (games, setups)  # three pairings
+        chosen = [tuple(sorted(map(str, s.setup.items()))) for s in tournament.setups]
+        every = {tuple(sorted(map(str, s.setup.items()))) for s in config.tournament.setups}
+        assert len(chosen) == games // 2 and set(chosen) <= every
+        assert len(set(chosen)) == min(games // 2, setups)  # each setup once before any twice
+
+
 def test_remote_entrants_are_off_unless_allowed_and_play_the_finals_only_when_the_config_says(tmp_path: Path) -> None:
     from arena.server.config import server_config_from_data
     from arena.server.finals import finals_data

@@ -60,7 +60,8 @@ def test_two_students_are_validated_placed_and_rated(server: Server) -> None:
     assert "status: active" in done.stdout
     answer = server.submit("bob", "cbot.c", CBOT)
     assert answer.status_code == 201, answer.text
-    assert answer.json()["status"] == "queued" and answer.json()["language"] == "c"
+    # The answer is the version as it is by then: the intake may have claimed it already.
+    assert answer.json()["status"] in ("queued", "building") and answer.json()["language"] == "c"
     bob = server.settled("bob", answer.json()["id"])
     assert bob["status"] == "active", bob
     assert "cc -O2" in bob["build_log"] and "PASS" in bob["validation_log"]
@@ -355,7 +356,7 @@ def test_the_admin_disqualifies_an_entrant_and_only_the_admin_may(server: Server
 def test_a_graceful_stop_leaves_nothing_running(server: Server) -> None:
     code = server.stop(signal.SIGTERM)
     assert code in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it handled, once shut down
-    assert any("Application shutdown complete" in line for line in server.output)
+    assert any("stop: the server stopped" in line for line in server.output)
     with sqlite3.connect(server.state / "server.db") as db:
         assert db.execute("SELECT COUNT(*) FROM games WHERE status = 'running'").fetchone()[0] == 0
 

@@ -65,3 +65,30 @@ def test_a_rating_from_few_games_beside_many_is_provisional() -> None:
     # 14 games where versions typically have 315 (the house bot that ranked first, unmarked): provisional
     assert provisional(14, typical=315, minimum=12)
     assert not provisional(40, typical=315, minimum=12)
+
+
+def test_a_version_that_played_max_games_stops_there_and_the_ladder_rests() -> None:
+    """An entrant plays its 40 games; two newcomers later play theirs, never again against it but in placement."""
+    rng = random.Random(4)
+    strength = {1: 1.0, 2: 0.9, 3: 0.5, 8: 0.7, 9: 0.1}  # two entrants of one strength, references around them
+    field = {i: Entry(i, 25.0, SIGMA, 0, 0.0, house=True) for i in (8, 9)}
+
+    def play_until_rest() -> None:
+        clock = max(e.last_game for e in field.values())
+        while (pair := pick_pair(list(field.values()), rng, {i: 4 - e.placement_left for i, e in field.items()},
+                                 max_games=40)) is not None:
+            a, b, placement = pair
+            won = rng.random() < strength[a.id] / (strength[a.id] + strength[b.id])
+            (ma, sa), (mb, sb) = rate((a.mu, a.sigma), (b.mu, b.sigma), [0, 1] if won else [1, 0])
+            clock += 1
+            for side, mu, sigma in ((a, ma, sa), (b, mb, sb)):
+                field[side.id] = Entry(side.id, mu, sigma, side.games + 1, clock,
+                                       max(0, side.placement_left - placement), house=side.house)
+
+    field[1] = Entry(1, 25.0, SIGMA, 0, 0.0, placement_left=4)
+    play_until_rest()
+    assert field[1].games == 40
+    field |= {i: Entry(i, 25.0, SIGMA, 0, 0.0, placement_left=4) for i in (2, 3)}
+    play_until_rest()
+    assert field[2].games == field[3].games == 40
+    assert field[1].games <= 40 + 2 * 4  # at most the newcomers' placement games

@@ -8,7 +8,8 @@ import tarfile
 import pytest
 
 from arena.server.config import UploadLimits
-from arena.server.sources import SubmissionError, read_upload
+from arena.server.sources import LANGUAGES, SubmissionError, read_upload
+from tests.helpers import ROOT
 from tests.server.fixtures import FEWEST, tar_of, zip_of
 
 LIMITS = UploadLimits(max_bytes=100_000, max_files=10, max_unpacked_bytes=200_000)
@@ -28,7 +29,9 @@ def test_single_files_get_their_languages_build_and_run() -> None:
     c = read_upload("bot.c", b"int main(void){return 0;}", LIMITS, frozenset())
     assert c.build.startswith("cc ") and c.run == "exec:{dir}/bot"
     js = read_upload("bot.js", b"1;", LIMITS, frozenset()).run  # JSON lines, served over ZeroMQ in its process
-    assert js.startswith("exec:node --require ") and js.endswith("protocol/node/zmq_lines.js {dir}/bot.js")
+    # by the SDK's shim, which the server copies into the version's own folder: the command names no host path
+    assert js == "exec:node --require {dir}/.arena-zmq_lines.js {dir}/bot.js"
+    assert LANGUAGES[".js"].support == ((".arena-zmq_lines.js", str(ROOT / "protocol" / "node" / "zmq_lines.js")),)
 
 
 @pytest.mark.parametrize("name, data, words", [

@@ -8,8 +8,12 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from arena.server import actions, metrics
+from arena.server.eventlog import RECENT_EVENTS
+from arena.server.finals import finals_summary
 from arena.server.net import from_this_machine
 from arena.server.web import bearer, site
+
+EVENTS_SHOWN = 50  # the latest events on the admin page
 
 
 async def admin_page(request: Request) -> Response:
@@ -19,10 +23,11 @@ async def admin_page(request: Request) -> Response:
     caller = contest.caller(request)
     if not caller.admin:
         return RedirectResponse("/login", status_code=303)
+    finals = await run_in_threadpool(finals_summary, web.config, contest.db)
     return web.render(request, "admin.html", caller, entrants=contest.entrants_overview(), queue=contest.queue(),
-                      finals=contest.db.setting("finals") or "none", finals_error=contest.db.setting("finals_error"),
-                      paused=contest.db.setting("paused") == "1",
-                      ladder_error=contest.engine.error)
+                      finals=finals["state"], finals_error=finals.get("error", ""), finals_summary=finals,
+                      paused=contest.db.setting("paused") == "1", ladder_error=contest.engine.error,
+                      events=RECENT_EVENTS.latest(EVENTS_SHOWN))
 
 
 async def admin_action(request: Request) -> Response:
@@ -36,13 +41,15 @@ async def admin_action(request: Request) -> Response:
     if form is None:
         return web.forbidden(request, caller)
     action = request.path_params["action"]
-    message, token = await run_in_threadpool(actions.admin_action, web.contest, action, dict(form))
+    answer = await run_in_threadpool(actions.admin_action, web.contest, action, dict(form))
     if api:
-        return JSONResponse({"message": message} | ({"token": token} if token else {}))
-    if token:  # shown once, never stored
+        return JSONResponse({"message": answer.message, "ok": answer.ok} | ({"token": answer.token} if answer.token
+                                                                             else {}))
+    if answer.token:  # shown once, never stored
         return web.render(request, "message.html", caller, title="Entrant added",
-                          message=message, token=token)
-    return web.render(request, "message.html", caller, title="Done", message=message, back="/admin")
+                          message=answer.message, token=answer.token)
+    return web.render(request, "message.html", caller, title="Done" if answer.ok else "Not done",
+                      message=answer.message, back="/admin")
 
 
 async def export(request: Request) -> Response:

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from arena.server.db import GameStatus
 from arena.server.engine import ladder_log
 from arena.server.finals import finals_dir
 from arena.server.sources import NAME
 from arena.server.web import PRIVATE_HEADERS, TEMPLATES, Site, site
+
+UNPLAYED = {  # what the page of a game without a replay says, by its status
+    GameStatus.QUEUED: "Game {} is queued: it has not been played yet; its replay appears here when it ends.",
+    GameStatus.RUNNING: "Game {} is being played; its replay appears here when it ends.",
+    GameStatus.VOID: "Game {} was not counted (void): it was not played, or not to its end.",
+}
 
 
 async def home(request: Request) -> Response:
@@ -59,8 +67,11 @@ async def game_page(request: Request) -> Response:
     caller = contest.caller(request)
     game = contest.game(request.path_params["number"])
     path = ladder_log(web.config, game) if game is not None else None
-    if game is None or path is None:
+    if game is None:
         return web.not_found(request, caller, "game")
+    if path is None:  # a game not played (yet): say which
+        return web.render(request, "message.html", caller, title=f"Game {game.id}",
+                          message=UNPLAYED.get(game.status, "This game has no replay.").format(game.id), back="/")
     seats = contest.own_seats(caller, game)
     return HTMLResponse(await run_in_threadpool(viewer_page, path, seats), headers=PRIVATE_HEADERS)
 
@@ -91,14 +102,26 @@ async def finals_match(request: Request) -> Response:
 
 
 async def finals_page(request: Request) -> Response:
-    """The finals' report, once they are done."""
+    """The finals' report, once they are done, under a line that leads back to the contest."""
     web = site(request)
     caller = web.contest.caller(request)
     report = finals_dir(web.config) / "report.html"
     if web.contest.db.setting("finals") != "done" or not report.is_file():
         return web.render(request, "message.html", caller, 404, title="Finals",
                           message="The finals have not been played yet.")
-    return FileResponse(report, media_type="text/html")
+    text = await run_in_threadpool(report.read_text, "utf-8")
+    return HTMLResponse(with_header(text, web.config.tournament.name, caller.admin))
+
+
+def with_header(page: str, contest: str, admin: bool) -> str:
+    """A report page with the contest's header line after its <body> tag: the contest's name, back to the board."""
+    name = html.escape(contest)
+    links = '<a href="/">leaderboard</a>' + (' · <a href="/admin">admin</a>' if admin else "")
+    header = (f'<header id="contest-header" style="display:flex;gap:1rem;align-items:baseline;padding:.6rem 1rem;'
+              f'border-bottom:1px solid #ccc;font:15px/1.45 system-ui,sans-serif"><b><a href="/">{name}</a></b>'
+              f'<span>finals</span><span style="flex:1"></span>{links}</header>')
+    at = page.find(">", page.find("<body")) + 1 if "<body" in page else 0
+    return page[:at] + header + page[at:]
 
 
 async def live_js(request: Request) -> Response:
