@@ -124,6 +124,8 @@ class LogWriter:
             self._shadow = self._start_shadow(record)
         elif kind == "move" and "pos" in record:
             self._shadow = None  # the writer's caller (the referee) fingerprints its own state
+            if record["pos"] is None:  # a move of a simultaneous turn before the last: no position of its own
+                record = {k: v for k, v in record.items() if k != "pos"}
         elif kind == "move" and self._shadow is not None:
             record = {**record, "pos": self._advance_shadow(record.get("move"))}
             if record["pos"] is None:
