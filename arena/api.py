@@ -195,7 +195,8 @@ def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int
     the board after every move; progress: say the sandbox in use on stderr. A `remote:NAME`
     bot plays from another machine: it connects to listen (tcp://ADDR:PORT) with the key of
     NAME.key among the allow files (CURVE; server_key: the referee's secret key file, default
-    the user's), and network_grace_ms per move is not charged to it.
+    the user's); of each move's wait, its connection's measured round trip (with a jitter
+    allowance) is not charged to it, up to network_grace_ms.
     """
     from arena.logs.signing import user_key  # the log is signed with the user's key (protocol/LOGS.md)
     from arena.match.onematch import MatchPlan, default_log_path

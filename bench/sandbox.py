@@ -3,7 +3,9 @@
     python bench/sandbox.py [--launches N] [--games N] [--workers N]
 
 Launch: the median time from starting a registered Python bot to its hello on the
-referee's socket, in each mode this machine supports (`arena doctor`), against `none`.
+referee's socket, in each mode this machine supports (`arena doctor`), against `none`; and
+what `uid` mode's box (its own scratch places, pids and /proc) adds to a launch, measured
+with and without it in turn.
 Throughput: matches/s of bench/tournament.py's persistent-bot round robin in the default
 mode (`auto`) against `none`, measured one after the other in the same run. Goal: a
 sandboxed persistent-bot tournament at >= 80 % of the unsandboxed throughput (persistent
@@ -89,6 +91,29 @@ def compare(label: str, measure: Callable[[Sandbox, int], list[float]], launches
         print(f"{label}, {mode}: median {median:.1f} ms (+{median - base:.1f} ms, {median / base:.2f}x none)")
 
 
+def box_cost(launches: int) -> None:
+    """Print the launch chain's median in `uid` mode with its box and without it, measured in turn."""
+    from arena.launch import sandbox
+
+    if sandbox.box_problem():
+        print(f"uid mode's box: not measured ({sandbox.box_problem()})")
+        return
+    times: dict[bool, list[float]] = {True: [], False: []}
+    real = sandbox.box_problem
+    try:
+        for _ in range(launches):
+            for box in (True, False):
+                sandbox.resolve_sandbox.cache_clear()
+                sandbox.box_problem = real if box else (lambda: "measured without it")  # type: ignore[assignment]
+                times[box] += chain_ms(Sandbox.UID, 1)
+    finally:
+        sandbox.box_problem = real
+        sandbox.resolve_sandbox.cache_clear()
+    with_box, without = statistics.median(times[True]), statistics.median(times[False])
+    print(f"launch chain of /bin/true, uid with its box: median {with_box:.1f} ms, without: {without:.1f} ms "
+          f"(+{with_box - without:.1f} ms) over {launches}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run both measurements and print them."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -99,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cores {len(os.sched_getaffinity(0))}, uid {os.geteuid()}, python {sys.version.split()[0]}")
     compare("launch chain of /bin/true", chain_ms, args.launches)
     compare("launch to hello of a Python bot", launch_ms, args.launches)
+    if os.geteuid() == 0:
+        box_cost(args.launches)
     effective = resolve_sandbox(Sandbox.AUTO).mode
     rates = {}
     for mode in ("auto", "none"):

@@ -19,6 +19,9 @@ class Bot:
     # strongest registered bot as the default opponent.
     strength: ClassVar[int] = 0
     game: ClassVar[str] = ""  # the game it plays, e.g. "blocking"
+    # Options under which its moves depend on its seed alone (a searcher's fixed effort instead of
+    # its clock), for runs that must repeat move for move: "nodes=3000".
+    fixed_effort: ClassVar[str] = ""
     description: ClassVar[str] = ""
     # The players' names, one per seat, when the arena reveals them (init's `names`), else None:
     # set before every init_game.

@@ -33,7 +33,14 @@ _PROP_SIZE = struct.Struct(">I")
 
 
 class ZmtpError(ValueError):
-    """The peer's bytes break ZMTP 3 (or ask for a mechanism or socket type this end does not speak)."""
+    """The peer's bytes break ZMTP 3 (or ask for a mechanism or socket type this end does not speak).
+
+    Raised by Decoder.feed, `events` holds what the bytes before the breach completed in that call.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.events: list[tuple[str, Any]] = []  # filled in by Decoder.feed
 
 
 def greeting(as_server: bool = False) -> bytes:
@@ -88,6 +95,12 @@ def parse_properties(body: bytes) -> dict[bytes, bytes]:
     return props
 
 
+def shown(raw: bytes, limit: int = 100) -> str:
+    """Text a peer sent, as one line of an error: decoded, cut at limit bytes, control characters escaped."""
+    text = raw[:limit].decode("utf-8", "replace")
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
 def check_greeting(data: bytes) -> None:
     """ZmtpError unless the peer's 64 bytes greet in ZMTP 3 with the NULL mechanism."""
     if data[0] != 0xFF or data[9] & 1 != 1:
@@ -103,8 +116,10 @@ class Decoder:
     """Turns a connection's bytes into its greeting, commands and messages, under hard limits.
 
     feed() returns the events of the bytes fed so far, in order: ("ready", properties),
-    ("ping", context) or ("message", [frames]). Bytes that break ZMTP raise ZmtpError; the
-    connection is then beyond repair.
+    ("ping", context) or ("message", [frames]). Bytes that break ZMTP raise ZmtpError, carrying
+    the events completed before them; the connection is then beyond repair, and every later
+    feed raises it again. However a stream is cut into feeds, the events and the error are
+    those of the whole stream fed at once.
     """
 
     def __init__(self, socket_type: bytes, max_message: int) -> None:
@@ -116,62 +131,76 @@ class Decoder:
         self.peer_type = b""
         self._frames: list[bytes] = []
         self._size = 0
+        self._error: ZmtpError | None = None
+        # Whether the next feed may take the hot path: ready, no bytes or frames pending, no
+        # error, and every short frame within the size limit (_short).
+        self._fast = False
+        self._short = max_message >= 255
 
     def feed(self, data: bytes) -> list[tuple[str, Any]]:
-        """Take in bytes; return the events they complete."""
-        buffer = self.buffer
-        if not buffer and self.ready and len(data) >= 2 and not data[0] & (LONG | COMMAND | MORE) \
-                and data[1] + 2 == len(data):
-            return [("message", [data[2:]])]  # the hot path: exactly one short single-frame message
-        buffer += data
+        """Take in bytes; return the events they complete (ZmtpError, with the events before it, for a breach)."""
+        if self._fast and len(data) >= 2 and data[0] == 0 and data[1] + 2 == len(data):
+            # The hot path: exactly one short single-frame message (flags 0: no MORE, LONG, COMMAND
+            # or reserved bit), with nothing pending before it.
+            return [("message", [data[2:]])]
+        if self._error is not None:
+            raise ZmtpError(str(self._error))
         events: list[tuple[str, Any]] = []
-        if not self.greeted:
-            if len(buffer) < GREETING_BYTES:
-                if buffer and (buffer[0] != 0xFF or (len(buffer) >= 10 and buffer[9] & 1 != 1)):
-                    raise ZmtpError("not a ZMTP greeting")  # early: a stranger's bytes are not awaited
-                return events
-            check_greeting(bytes(buffer[:GREETING_BYTES]))
-            del buffer[:GREETING_BYTES]
-            self.greeted = True
-        at = 0
-        end = len(buffer)
-        while end - at >= 2:
-            flags = buffer[at]
-            if flags & ~(MORE | LONG | COMMAND):
-                raise ZmtpError(f"frame flags {flags:#04x}")
-            if flags & LONG:
-                if end - at < 9:
+        buffer = self.buffer
+        buffer += data
+        try:
+            if not self.greeted:
+                if len(buffer) < GREETING_BYTES:
+                    if buffer and (buffer[0] != 0xFF or (len(buffer) >= 10 and buffer[9] & 1 != 1)):
+                        raise ZmtpError("not a ZMTP greeting")  # early: a stranger's bytes are not awaited
+                    return events
+                check_greeting(bytes(buffer[:GREETING_BYTES]))
+                del buffer[:GREETING_BYTES]
+                self.greeted = True
+            at = 0
+            end = len(buffer)
+            while end - at >= 2:
+                flags = buffer[at]
+                if flags & ~(MORE | LONG | COMMAND):
+                    raise ZmtpError(f"frame flags {flags:#04x}")
+                if flags & LONG:
+                    if end - at < 9:
+                        break
+                    (size,) = _LONG_SIZE.unpack_from(buffer, at + 1)
+                    head = 9
+                else:
+                    size = buffer[at + 1]
+                    head = 2
+                if flags & COMMAND:
+                    if size > MAX_COMMAND_BYTES:
+                        raise ZmtpError(f"a command of {size} bytes")
+                elif size > self.max_message - self._size:
+                    raise ZmtpError(f"a message of more than {self.max_message} bytes")
+                if end - at < head + size:
                     break
-                (size,) = _LONG_SIZE.unpack_from(buffer, at + 1)
-                head = 9
-            else:
-                size = buffer[at + 1]
-                head = 2
-            if flags & COMMAND:
-                if size > MAX_COMMAND_BYTES:
-                    raise ZmtpError(f"a command of {size} bytes")
-            elif size > self.max_message - self._size:
-                raise ZmtpError(f"a message of more than {self.max_message} bytes")
-            if end - at < head + size:
-                break
-            body = bytes(buffer[at + head:at + head + size])
-            at += head + size
-            if flags & COMMAND:
-                event = self._command(body, flags)
-                if event is not None:
-                    events.append(event)
-                continue
-            if not self.ready:
-                raise ZmtpError("a message before the READY command")
-            self._frames.append(body)
-            self._size += size
-            if flags & MORE:
-                if len(self._frames) >= MAX_FRAMES:
-                    raise ZmtpError(f"a message of more than {MAX_FRAMES} frames")
-                continue
-            events.append(("message", self._frames))
-            self._frames, self._size = [], 0
+                body = bytes(buffer[at + head:at + head + size])
+                at += head + size
+                if flags & COMMAND:
+                    event = self._command(body, flags)
+                    if event is not None:
+                        events.append(event)
+                    continue
+                if not self.ready:
+                    raise ZmtpError("a message before the READY command")
+                self._frames.append(body)
+                self._size += size
+                if flags & MORE:
+                    if len(self._frames) >= MAX_FRAMES:
+                        raise ZmtpError(f"a message of more than {MAX_FRAMES} frames")
+                    continue
+                events.append(("message", self._frames))
+                self._frames, self._size = [], 0
+        except ZmtpError as exc:
+            exc.events = events
+            self._error, self._fast = exc, False
+            raise
         del buffer[:at]
+        self._fast = self._short and not buffer and not self._frames and self.ready
         return events
 
     def _command(self, body: bytes, flags: int) -> tuple[str, Any] | None:
@@ -183,13 +212,13 @@ class Decoder:
         if not self.ready:
             if name == b"ERROR":
                 reason = rest[1:1 + rest[0]] if rest else b""
-                raise ZmtpError(f"the peer refused the handshake: {reason.decode('utf-8', 'replace')}")
+                raise ZmtpError(f"the peer refused the handshake: {shown(reason)}")
             if name != b"READY":
                 raise ZmtpError(f"command {name[:40]!r} before READY")
             props = parse_properties(rest)
             self.peer_type = props.get(b"Socket-Type", b"")
             if self.peer_type not in PEERS[self.socket_type]:
-                raise ZmtpError(f"a {self.peer_type[:20].decode('ascii', 'replace') or 'nameless'} socket cannot "
+                raise ZmtpError(f"a {shown(self.peer_type, 20) or 'nameless'} socket cannot "
                                 f"talk to a {self.socket_type.decode()}")
             self.ready = True
             return ("ready", props)

@@ -25,7 +25,8 @@ def test_import_arena_stays_light() -> None:
     code = "import sys, arena; print(sorted(m for m in sys.modules if m.startswith(('arena.', 'zmq'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"
-    assert sorted(arena.__all__) == ["ArenaError", "RunStopped", "play_match", "render", "run_series", "run_tournament"]
+    assert sorted(arena.__all__) == ["ArenaError", "RunStopped", "check_game_folder", "game_from_folder", "play_match",
+                                     "render", "run_series", "run_tournament"]
 
 
 def test_play_match_returns_the_json_of_arena_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

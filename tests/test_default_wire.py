@@ -19,6 +19,7 @@ from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.match.onematch import MatchPlan, play_match
 from arena.server.config import UploadLimits
+from arena.server.intake import game_interfaces
 from arena.server.sources import read_upload
 from arena.setups import complete_setup
 from arena.tournament.config import ConfigError, bot_entries, config_from_data
@@ -65,7 +66,7 @@ def test_registered_python_file_and_pascal_bots_speak_zeromq_by_default(tmp_path
 
 def build_upload(tmp_path: Path, filename: str, data: bytes) -> dict[str, str]:
     """The bot entry the contest server makes of an upload (its build run here, outside a sandbox)."""
-    sources = read_upload(filename, data, UploadLimits(), "arrows")
+    sources = read_upload(filename, data, UploadLimits(), game_interfaces("arrows"))
     folder = tmp_path / filename.replace(".", "-")
     folder.mkdir()
     for name, content in sources.files.items():

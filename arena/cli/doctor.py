@@ -16,6 +16,7 @@ from arena.launch.archive import tarfile_filter_warning
 from arena.launch.sandbox import (
     Sandbox,
     SandboxError,
+    box_problem,
     bwrap_works,
     filter_problem,
     is_root,
@@ -112,6 +113,27 @@ def _filter_line() -> str:
     return "system-call filter: " + "; ".join(parts + [f"not loaded in {f}" for f in failing])
 
 
+def _channel_lines() -> list[str]:
+    """What keeps bots that run at the same time from signalling each other through the machine."""
+    modes = ([Sandbox.BWRAP] if not bwrap_works() else []) + ([Sandbox.UID] if is_root() else [])
+    filtered = [mode.value for mode in modes if not seccomp.supported() and not filter_problem(mode)]
+    if filtered:
+        lines = [f"locks and watches on shared files: refused in {' and '.join(filtered)} (fcntl and flock locks: "
+                 "ENOLCK; inotify, fanotify, dnotify: EPERM); /proc/locks shows bots nothing"]
+    else:
+        lines = ["locks and watches on shared files: open between bots (no system-call filter loads here); "
+                 "arena serve refuses such a sandbox without --insecure"]
+    if not is_root():
+        lines.append("uid mode's own places: unused (not root)")
+    elif box_problem():
+        lines.append(f"uid mode's own places: unavailable ({box_problem()}): its bots share /tmp, /var/tmp, "
+                     "/dev/shm and /proc (arena serve uses bwrap only)")
+    else:
+        lines.append("uid mode's own places: /tmp, /var/tmp and /dev/shm of the disk budget, a pid namespace with "
+                     "its own /proc, the machine's files read-only")
+    return lines
+
+
 def report() -> list[str]:
     """The lines of `arena doctor`."""
     lines = [f"running as: uid {os.geteuid()}{' (root: bots get uids of their own)' if is_root() else ''}",
@@ -121,6 +143,7 @@ def report() -> list[str]:
     for tool in ("setpriv", "prlimit"):
         lines.append(f"{tool}: {shutil.which(tool) or 'missing (apt-get install util-linux)'}")
     lines.append(_filter_line())
+    lines += _channel_lines()
     lines += _cgroup_lines()
     lines.append(_uid_pool())
     blocked = unreachable(sys.executable)

@@ -155,7 +155,8 @@ def build_parser() -> Parser:
                         help="the referee's secret key file (default: the user's, $XDG_CONFIG_HOME/arena/"
                              "arena.key_secret, made on first use; its public key is printed at start)")
     remote.add_argument("--network-grace-ms", type=non_negative_int, default=1000, metavar="N",
-                        help="per move, the network's time a remote bot is not charged (default: 1000)")
+                        help="the most of a move's wait not charged to a remote bot as the network's: its "
+                             "measured round trip and a jitter allowance, up to N ms (default: 1000)")
     add_series_arguments(m)
     m.set_defaults(func=cmd_match)
 

@@ -101,7 +101,8 @@ def _mirror(status: int) -> None:
     """End this process the way the bot ended."""
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # these two have no action to reset (signal() refuses)
+            signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
         os._exit(128 + sig)  # only reached for signals whose default action is not to die
     os._exit(os.waitstatus_to_exitcode(status))

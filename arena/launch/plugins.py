@@ -29,6 +29,7 @@ class RegisteredBot:
     source: str  # the entry point (or built-in package) that provided it
     options: tuple[str, ...] = ()  # "name=default" (or "name" when off by default)
     strength: int = 0  # the class's rank among its game's bots (higher: stronger)
+    fixed_effort: str = ""  # options under which its moves depend on its seed alone
 
 
 def _bots_of(obj: Any) -> list[type[Bot]]:
@@ -64,6 +65,7 @@ def _register(found: dict[tuple[str, str], RegisteredBot], obj: Any, source: str
                 source,
                 options_of(cls),
                 int(getattr(cls, "strength", 0)),
+                str(getattr(cls, "fixed_effort", "")),
             ),
         )
 

@@ -1,11 +1,13 @@
-"""Neutral stand-ins for the /proc files that show the machine, bound over them inside bwrap.
+"""Neutral stand-ins for the /proc files that show the machine, bound over them in bwrap and uid's box.
 
 A bot's /proc is its own pid namespace's, but some files in it are global: the kernel
-keyring (`keys`, `key-users`: other uids' keys) and the machine's CPU counters (`stat`,
+keyring (`keys`, `key-users`: other uids' keys), the file locks (`locks`: a pid namespace
+hides other processes' POSIX and flock locks there, not their open-file-description locks,
+whose offsets another bot chooses) and the machine's CPU counters (`stat`,
 `loadavg`, `uptime`'s idle time, `schedstat`, `pressure/*`), which show how much CPU the
 other seat is using: a timing side channel. Each is replaced by well-formed content with
-zeros, which bwrap copies from a descriptor and binds read-only over the file
-(`--ro-bind-data`, arena.launch.sandbox; docs/isolation.md). `stat` and `schedstat` keep
+zeros, which bwrap (`--ro-bind-data`, arena.launch.sandbox) or uidbox.py copies from a
+descriptor and binds read-only over the file (docs/isolation.md). `stat` and `schedstat` keep
 one line per CPU of the machine, so runtimes that count CPUs there still count right.
 """
 
@@ -46,7 +48,7 @@ def neutral_contents(proc: Path = PROC) -> dict[str, str]:
         except OSError:
             return None
 
-    contents = {"keys": "", "key-users": "", "loadavg": "0.00 0.00 0.00 1/1 1\n", "uptime": "0.00 0.00\n"}
+    contents = {"keys": "", "key-users": "", "locks": "", "loadavg": "0.00 0.00 0.00 1/1 1\n", "uptime": "0.00 0.00\n"}
     stat = read("stat")
     if stat is not None:
         contents["stat"] = neutral_stat(stat)

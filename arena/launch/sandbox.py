@@ -5,7 +5,8 @@ the referee watches: `sh` joins the bot's cgroups, an optional supervisor (a tou
 launcher) stays outside as the arena's user, `setpriv` arms the parent-death signal,
 `bwrap` builds the sandbox's namespaces and file system and loads the system-call filter
 (arena.launch.seccomp), `setpriv` drops to the bot's own uid with no capabilities and
-`no_new_privs`, `prlimit` applies rlimits, then the bot runs.
+`no_new_privs`, `prlimit` applies rlimits, then the bot runs. In `uid` mode `unshare` and
+uidbox.py take bwrap's place, and filterexec.py loads the filter.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,6 +42,12 @@ WORK_DIR = f"{BOX_DIR}/work"  # a sandboxed build's working directory
 BUDGET_LINKS = {"/tmp": "tmp", "/var/tmp": "var-tmp", "/dev/shm": "shm"}
 DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")  # those of bwrap's --dev
 FILTER_EXEC = Path(__file__).with_name("filterexec.py")
+UID_BOX = Path(__file__).with_name("uidbox.py")
+# uid mode's namespaces: no network, SysV IPC or hostname of the machine's; with the box, its own
+# mounts and pids too (uidbox.py forks the pid namespace's first process: unshare's `--fork`
+# cannot pass on a death by SIGKILL before util-linux 2.39).
+UNSHARE = ("unshare", "--net", "--ipc", "--uts")
+UNSHARE_BOX = (*UNSHARE, "--mount", "--pid")
 
 
 class SandboxError(RuntimeError):
@@ -72,6 +80,7 @@ class Isolation:
     own_uid: bool  # each bot process runs as a leased uid of the pool
     note: str  # one line for the organiser
     syscall_filter: bool = False  # the chain loads arena.launch.seccomp's filter
+    box: bool = False  # uid mode: scratch places, /proc and pids of its own, the machine read-only (uidbox.py)
 
 
 def is_root() -> bool:
@@ -157,6 +166,42 @@ def filter_problem(mode: Sandbox) -> str:
     return ""
 
 
+def box_args(plan: ChainPlan) -> list[str]:
+    """The uid-mode step that builds the bot's file system (uidbox.py), as root in unshare's namespaces."""
+    args = [sys.executable, "-I", "-S", str(UID_BOX), "--work", plan.workdir, "--owner", str(plan.uid)]
+    if plan.disk_mb:
+        args += ["--size", str(plan.disk_mb * 2**20)]
+    socket = [plan.endpoint[len("ipc://"):]] if plan.endpoint.startswith("ipc://") else []
+    keep = sorted({*public_code(), str(PROJECT_ROOT), *plan.readable, *filter(None, [plan.own_folder])})
+    args += [word for path in keep for word in ("--keep", path)]
+    args += [word for path in (*plan.writable, *socket) for word in ("--writable", path)]
+    args += [word for fd, dest in plan.mask_fds for word in ("--mask", f"{fd}:{dest}")]
+    return [*args, "--"]
+
+
+@cache
+def box_problem() -> str:
+    """"" when uid mode can give each bot its own scratch places and /proc here (uidbox.py), else why not."""
+    if not is_root():
+        return "not root"
+    if shutil.which("unshare") is None:
+        return "util-linux unshare is missing"
+    work = tempfile.mkdtemp(prefix="arena-box-probe-")
+    plan = ChainPlan(command=("true",), isolation=Isolation(Sandbox.UID, True, "probe", box=True), workdir=work,
+                     uid=os.getuid(), disk_mb=1)
+    try:
+        done = subprocess.run([*UNSHARE_BOX, "--", *box_args(plan), "true"], capture_output=True, text=True,
+                              timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"cannot build it: {exc}"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        return lines[-1].removeprefix("arena: ") if lines else f"exit status {done.returncode}"
+    return ""
+
+
 @cache
 def resolve_sandbox(mode: Sandbox) -> Isolation:
     """What mode does here; raise SandboxError when an explicit mode is impossible."""
@@ -188,14 +233,17 @@ def _resolve(mode: Sandbox) -> Isolation:
             raise SandboxError("--sandbox uid needs root (to give each bot its own uid)")
         return Isolation(Sandbox.NONE, False, f"sandbox auto: none available ({bwrap_works()}; not root, "
                          "so no uids of their own): bots run as your user")
-    note = "each bot as its own uid, with no capabilities and no network (no file-system or pid namespace)"
+    note = "each bot as its own uid, with no capabilities and no network"
+    why = box_problem()
+    note += (", its own /tmp, /var/tmp, /dev/shm and /proc, the machine's files read-only" if not why else
+             f"; it shares /tmp, /var/tmp, /dev/shm and /proc with other bots ({why})")
     if mode == Sandbox.UID:
-        return Isolation(Sandbox.UID, True, f"sandbox uid: {note}")
+        return Isolation(Sandbox.UID, True, f"sandbox uid: {note}", box=not why)
     blocked = unreachable(sys.executable)
     if blocked:
         return Isolation(Sandbox.NONE, False, f"sandbox auto: none available ({bwrap_works()}; the arena's "
                          f"Python is closed to other users at {blocked}): bots run as your user")
-    return Isolation(Sandbox.UID, True, f"sandbox auto → uid ({bwrap_works()}): {note}")
+    return Isolation(Sandbox.UID, True, f"sandbox auto → uid ({bwrap_works()}): {note}", box=not why)
 
 
 def check_sandbox(mode: Sandbox | str) -> Sandbox:
@@ -240,6 +288,8 @@ def python_paths() -> tuple[str, ...]:
         real = os.path.realpath(path)
         if project == real or project.startswith(real.rstrip("/") + "/") or real == "/":
             continue  # the project root itself, or a folder holding it
+        if real in BUDGET_LINKS:
+            continue  # a scratch place (/tmp holding a script run from there) is each bot's own
         if _inside(real, [project]) and not _inside(real, [sys.prefix, sys.base_prefix]):
             continue  # inside the project: only its packages and its virtualenv are shown
         kept.add(real)
@@ -287,7 +337,7 @@ class ChainPlan:
     procs_files: tuple[str, ...] = ()  # cgroup.procs files to join before anything runs
     supervisor: tuple[str, ...] = ()  # runs as the arena's user, outside the sandbox and the cgroups
     filter_fd: int = -1  # a descriptor holding the system-call filter (see launch_chain)
-    mask_fds: tuple[tuple[int, str], ...] = ()  # (descriptor, /proc file) of neutral stand-ins, in bwrap
+    mask_fds: tuple[tuple[int, str], ...] = ()  # (descriptor, /proc file) of neutral stand-ins (bwrap, uid's box)
     keep_caps: tuple[str, ...] = ()  # without a uid of its own, as root in bwrap: these capabilities only
 
 
@@ -404,9 +454,11 @@ def launcher_argv(plan: ChainPlan) -> list[str]:
         argv = [*drop_args(plan.uid), *argv]
         if plan.isolation.mode == Sandbox.UID and plan.filter_fd >= 0:
             argv = [*filter_args(plan.filter_fd), *argv]  # still root: it can load the filter
-        if plan.isolation.mode == Sandbox.UID and shutil.which("unshare"):
-            # No bwrap, but root: the kernel's namespaces still take the network and SysV IPC away.
-            argv = ["unshare", "--net", "--ipc", "--uts", "--", *argv]
+        if plan.isolation.mode == Sandbox.UID and plan.isolation.box:
+            argv = [*UNSHARE_BOX, "--", *box_args(plan), *argv]  # mounts before the filter forbids them
+        elif plan.isolation.mode == Sandbox.UID and shutil.which("unshare"):
+            # No box, but root: the kernel's namespaces still take the network and SysV IPC away.
+            argv = [*UNSHARE, "--", *argv]
     if plan.isolation.mode == Sandbox.BWRAP:
         argv = [*bwrap_args(plan), "--", *argv]
     if plan.uid is None or plan.isolation.mode == Sandbox.BWRAP:
@@ -427,8 +479,8 @@ def launcher_argv(plan: ChainPlan) -> list[str]:
 def launch_chain(plan: ChainPlan) -> Iterator[tuple[list[str], tuple[int, ...]]]:
     """The chain's argv and the descriptors to pass it (Popen's pass_fds), open while it starts.
 
-    The system-call filter and bwrap's /proc stand-ins wait in anonymous files whose
-    descriptors every exec of the chain keeps (none closes inherited descriptors) until bwrap
+    The system-call filter and the /proc stand-ins wait in anonymous files whose descriptors
+    every exec of the chain keeps (none closes inherited descriptors) until bwrap, uidbox.py
     or filterexec.py reads and closes them; the arena's copies are closed when the block ends.
     """
     fds: list[int] = []
@@ -436,7 +488,7 @@ def launch_chain(plan: ChainPlan) -> Iterator[tuple[list[str], tuple[int, ...]]]
         if plan.isolation.syscall_filter and plan.isolation.mode != Sandbox.NONE:
             fds.append(_data_fd(seccomp.program_bytes()))
             plan = replace(plan, filter_fd=fds[-1])
-        if plan.isolation.mode == Sandbox.BWRAP:
+        if plan.isolation.mode == Sandbox.BWRAP or (plan.isolation.box and plan.uid is not None):
             masks = []
             for dest, data in procmask.masks():
                 fds.append(_data_fd(data))

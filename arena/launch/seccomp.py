@@ -4,7 +4,8 @@ Modelled on Docker's default seccomp profile (moby/profiles, seccomp/default.jso
 container without capabilities, but written as a list of refusals instead of Docker's list
 of permissions, with a guard for what the list cannot know: a system call newer than the
 last one reviewed here answers ENOSYS (as runc does for calls newer than its profile), so a
-kernel upgrade opens nothing. A refused call fails with EPERM and the program goes on.
+kernel upgrade opens nothing. A refused call fails with EPERM and the program goes on; a
+lock fails with ENOLCK ("no locks available"), as on a file system without locking.
 
 Loaded by bubblewrap (`--seccomp FD`) in `bwrap` mode and by `filterexec.py` in `uid` mode
 (arena.launch.sandbox), after the sandbox is built and before the bot's uid is taken, so the
@@ -24,6 +25,7 @@ from functools import cache
 OFFSET_NR = 0
 OFFSET_ARCH = 4
 OFFSET_ARG0 = 16
+OFFSET_ARG1 = 24
 
 # Classic BPF opcodes (linux/filter.h, linux/bpf_common.h).
 LD_W_ABS = 0x20  # A = the 32-bit word at offset k of seccomp_data
@@ -82,7 +84,11 @@ REFUSED: dict[str, str] = {
     "io_uring_setup": "io_uring: a large attack surface whose operations no filter sees (Docker refuses it)",
     "io_uring_enter": "io_uring",
     "io_uring_register": "io_uring",
-    "fanotify_init": "watching files shared with the other seat",
+    "fanotify_init": "watching files shared with other bots: a channel between colluding bots",
+    "fanotify_mark": "watching files (see fanotify_init)",
+    "inotify_init": "watching files shared with other bots (a partner opening one is a signal)",
+    "inotify_init1": "watching files (see inotify_init)",
+    "inotify_add_watch": "watching files (see inotify_init)",
     "init_module": "kernel modules",
     "finit_module": "kernel modules",
     "delete_module": "kernel modules",
@@ -112,6 +118,22 @@ REFUSED: dict[str, str] = {
     "nfsservctl": "obsolete NFS server call",
 }
 
+# Locks on files: every bot sees the same system files (/etc/passwd, the Python it runs), so a
+# lock one bot holds on one of them, at an offset of its choosing, is a signal to any other
+# bot that tests for it. These fail with ENOLCK, the answer of a file system without locks.
+NO_LOCKS: dict[str, str] = {"flock": "whole-file locks (a LOCK_NB probe sees another bot's)"}
+# fcntl(2) commands by number (asm-generic/fcntl.h, the same on both architectures) and the errno each gets.
+FCNTL_REFUSED: dict[int, tuple[int, str]] = {
+    5: (errno.ENOLCK, "F_GETLK: shows another bot's lock, even on a read-only descriptor"),
+    6: (errno.ENOLCK, "F_SETLK: a lock another bot can see"),
+    7: (errno.ENOLCK, "F_SETLKW: a lock another bot can see, or wait on"),
+    36: (errno.ENOLCK, "F_OFD_GETLK (see F_GETLK)"),
+    37: (errno.ENOLCK, "F_OFD_SETLK (see F_SETLK); listed in /proc/locks past pid namespaces"),
+    38: (errno.ENOLCK, "F_OFD_SETLKW (see F_SETLKW)"),
+    1024: (errno.ENOLCK, "F_SETLEASE: a lease another bot's open breaks"),
+    1026: (errno.EPERM, "F_NOTIFY: dnotify, a watch on a shared directory (see inotify_init)"),
+}
+
 # Numbers shared by every architecture since Linux 5.1 (the unified table).
 _UNIFIED = {
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428,
@@ -121,25 +143,27 @@ _UNIFIED = {
     "listns": 470,
 }
 _X86_64 = {
-    "socket": 41, "clone": 56, "ptrace": 101, "syslog": 103, "uselib": 134, "personality": 135,
-    "vhangup": 153, "pivot_root": 155, "_sysctl": 156, "chroot": 161, "acct": 163, "settimeofday": 164,
-    "mount": 165, "umount2": 166, "swapon": 167, "swapoff": 168, "reboot": 169, "iopl": 172, "ioperm": 173,
-    "init_module": 175, "delete_module": 176, "quotactl": 179, "nfsservctl": 180, "lookup_dcookie": 212,
-    "clock_settime": 227, "kexec_load": 246, "add_key": 248, "request_key": 249, "keyctl": 250,
-    "migrate_pages": 256, "unshare": 272, "move_pages": 279, "perf_event_open": 298, "fanotify_init": 300,
+    "socket": 41, "clone": 56, "fcntl": 72, "flock": 73, "ptrace": 101, "syslog": 103, "uselib": 134,
+    "personality": 135, "vhangup": 153, "pivot_root": 155, "_sysctl": 156, "chroot": 161, "acct": 163,
+    "settimeofday": 164, "mount": 165, "umount2": 166, "swapon": 167, "swapoff": 168, "reboot": 169,
+    "iopl": 172, "ioperm": 173, "init_module": 175, "delete_module": 176, "quotactl": 179, "nfsservctl": 180,
+    "lookup_dcookie": 212, "clock_settime": 227, "kexec_load": 246, "add_key": 248, "request_key": 249,
+    "keyctl": 250, "inotify_init": 253, "inotify_add_watch": 254, "migrate_pages": 256, "unshare": 272,
+    "move_pages": 279, "inotify_init1": 294, "perf_event_open": 298, "fanotify_init": 300, "fanotify_mark": 301,
     "name_to_handle_at": 303, "open_by_handle_at": 304, "setns": 308, "process_vm_readv": 310,
     "process_vm_writev": 311, "kcmp": 312, "finit_module": 313, "kexec_file_load": 320, "bpf": 321,
     "userfaultfd": 323, **_UNIFIED,
 }
 _AARCH64 = {  # asm-generic/unistd.h
-    "lookup_dcookie": 18, "umount2": 39, "mount": 40, "pivot_root": 41, "nfsservctl": 42, "chroot": 51,
-    "vhangup": 58, "quotactl": 60, "acct": 89, "personality": 92, "unshare": 97, "kexec_load": 104,
-    "init_module": 105, "delete_module": 106, "clock_settime": 112, "syslog": 116, "ptrace": 117,
-    "reboot": 142, "settimeofday": 170, "socket": 198, "add_key": 217, "request_key": 218, "keyctl": 219,
-    "clone": 220, "swapon": 224, "swapoff": 225, "migrate_pages": 238, "move_pages": 239,
-    "perf_event_open": 241, "fanotify_init": 262, "name_to_handle_at": 264, "open_by_handle_at": 265,
-    "setns": 268, "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272, "finit_module": 273,
-    "bpf": 280, "userfaultfd": 282, "kexec_file_load": 294, **_UNIFIED,
+    "lookup_dcookie": 18, "fcntl": 25, "inotify_init1": 26, "inotify_add_watch": 27, "flock": 32, "umount2": 39,
+    "mount": 40, "pivot_root": 41, "nfsservctl": 42, "chroot": 51, "vhangup": 58, "quotactl": 60, "acct": 89,
+    "personality": 92, "unshare": 97, "kexec_load": 104, "init_module": 105, "delete_module": 106,
+    "clock_settime": 112, "syslog": 116, "ptrace": 117, "reboot": 142, "settimeofday": 170, "socket": 198,
+    "add_key": 217, "request_key": 218, "keyctl": 219, "clone": 220, "swapon": 224, "swapoff": 225,
+    "migrate_pages": 238, "move_pages": 239, "perf_event_open": 241, "fanotify_init": 262, "fanotify_mark": 263,
+    "name_to_handle_at": 264, "open_by_handle_at": 265, "setns": 268, "process_vm_readv": 270,
+    "process_vm_writev": 271, "kcmp": 272, "finit_module": 273, "bpf": 280, "userfaultfd": 282,
+    "kexec_file_load": 294, **_UNIFIED,
 }
 
 
@@ -193,9 +217,17 @@ def _when(code: int, value: int, then: list[Instruction]) -> list[Instruction]:
     return [Instruction(code, 0, len(then), value), *then]
 
 
-def _on_arg0(nr: int, body: list[Instruction]) -> list[Instruction]:
-    """For system call nr, decide on the low 32 bits of its first argument with body."""
-    return _when(JEQ_K, nr, [load(OFFSET_ARG0), *body])
+def _on_arg0(nr: int, body: list[Instruction], offset: int = OFFSET_ARG0) -> list[Instruction]:
+    """For system call nr, decide on the low 32 bits of its first argument (or the one at offset) with body."""
+    return _when(JEQ_K, nr, [load(offset), *body])
+
+
+def _fcntl_rule() -> list[Instruction]:
+    """fcntl's command (its second argument, an unsigned int): the refused ones get their errno."""
+    body = []
+    for command, (code, _) in sorted(FCNTL_REFUSED.items()):
+        body += _when(JEQ_K, command, [errno_return(code)])
+    return [*body, ALLOW]
 
 
 def machine_arch(machine: str | None = None) -> Arch | None:
@@ -204,7 +236,7 @@ def machine_arch(machine: str | None = None) -> Arch | None:
 
 
 def program(arch: Arch) -> list[Instruction]:
-    """The filter for arch: refuse what REFUSED lists and what is foreign, allow the rest."""
+    """The filter for arch: refuse what REFUSED, NO_LOCKS and FCNTL_REFUSED list and what is foreign, allow the rest."""
     numbers = arch.numbers
     body = [load(OFFSET_ARCH),
             Instruction(JEQ_K, 1, 0, arch.audit), REFUSE,  # another ABI (i386 by int 0x80): nothing passes
@@ -219,6 +251,9 @@ def program(arch: Arch) -> list[Instruction]:
     body += _on_arg0(numbers["personality"], [*allowed, REFUSE, ALLOW])
     families = [Instruction(JEQ_K, len(REFUSED_FAMILIES) - i, 0, family) for i, family in enumerate(REFUSED_FAMILIES)]
     body += _on_arg0(numbers["socket"], [*families, ALLOW, REFUSE])
+    body += _on_arg0(numbers["fcntl"], _fcntl_rule(), offset=OFFSET_ARG1)
+    for nr in sorted(numbers[name] for name in NO_LOCKS if name in numbers):
+        body += _when(JEQ_K, nr, [errno_return(errno.ENOLCK)])
     for nr in sorted(numbers[name] for name in REFUSED if name in numbers):
         body += _when(JEQ_K, nr, [REFUSE])
     return [*body, ALLOW]

@@ -48,10 +48,11 @@ FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
         ("bot_match", STR, False), ("reveal_names", BOOL, False),
     ),
     "event": (("ply", INT, True), ("event", LIST, True)),
-    "ready": (("seat", INT, True), ("time_ms", NUM, True), ("clock", NUM, True), ("margin", NUM, False)),
+    "ready": (("seat", INT, True), ("time_ms", NUM, True), ("clock", NUM, True), ("margin", NUM, False),
+              ("network_ms", NUM, False)),
     "move": (
         ("ply", INT, True), ("seat", INT, True), ("move", ANY, True), ("time_ms", NUM, True),
-        ("clocks", LIST, True), ("pos", INT, False), ("margin", NUM, False),
+        ("clocks", LIST, True), ("pos", INT, False), ("margin", NUM, False), ("network_ms", NUM, False),
     ),
     "illegal": (("ply", INT, True), ("seat", INT, True), ("move", ANY, True), ("detail", STR, False)),
     "resign": (("ply", INT, True), ("seat", INT, True), ("time_ms", NUM, True)),

@@ -158,12 +158,11 @@ class Peer(InboxTransport):
         if not data:
             self._drop(fd)
             return
+        error: zmtp.ZmtpError | None = None
         try:
             events = pending.decoder.feed(data)
-        except zmtp.ZmtpError:
-            self.ignored += 1
-            self._drop(fd)
-            return
+        except zmtp.ZmtpError as exc:  # what came before the breach counts, as it would have in an earlier read
+            events, error = exc.events, exc
         for at, (kind, value) in enumerate(events):
             if kind == "ping":
                 try:
@@ -177,7 +176,12 @@ class Peer(InboxTransport):
                     return
                 self._decoder = pending.decoder
                 self._take(events[at + 1:])
+                if error is not None:
+                    self._break(data, error)
                 return
+        if error is not None:  # broken before any hello: a stranger
+            self.ignored += 1
+            self._drop(fd)
 
     def _admit(self, fd: int, frames: list[bytes]) -> bool:
         """Give the seat to the connection whose hello presents the token; False for anything else."""
@@ -219,16 +223,21 @@ class Peer(InboxTransport):
             try:
                 events = self._decoder.feed(data)
             except zmtp.ZmtpError as exc:
-                if not self._inbox.violation:
-                    self._inbox.violation = f"ZMTP: {exc}"
-                    if self.tap is not None:
-                        self.tap.garbage(data, str(exc))
-                self._epoll.unregister(self._fd)  # a broken stream cannot be read on; end and bye still go out
-                self._broken = True
+                self._take(exc.events)  # what came before the breach counts, as it would have in an earlier read
+                self._break(data, exc)
                 return
             self._take(events)
             if len(data) < _READ_CHUNK:
                 return  # the socket is empty for now (and its readiness is level-triggered)
+
+    def _break(self, data: bytes, exc: zmtp.ZmtpError) -> None:
+        """The admitted connection's bytes broke ZMTP: a violation, and nothing more is read."""
+        if not self._inbox.violation:
+            self._inbox.violation = f"ZMTP: {exc}"
+            if self.tap is not None:
+                self.tap.garbage(data, str(exc))
+        self._epoll.unregister(self._fd)  # a broken stream cannot be read on; end and bye still go out
+        self._broken = True
 
     def _take(self, events: list[tuple[str, object]]) -> None:
         inbox = self._inbox

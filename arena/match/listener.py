@@ -24,7 +24,8 @@ import zmq
 import zmq.utils.monitor
 import zmq.utils.z85
 
-from arena.match.remote import HEARTBEAT_MS, Link, RemoteError, RemoteSeat, RemoteSettings, allowed_keys, user_server_key
+from arena.match.remote import (HEARTBEAT_MS, Link, RemoteError, RemoteSeat, RemoteSettings, allowed_keys, peer_name,
+                                 tcp_round_trip_ms, user_server_key)
 from protocol.codec import ProtocolError, decode_from_bot, encode
 from protocol.keys import KeyFileError, key_name, read_key_file
 from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
@@ -42,6 +43,7 @@ LINGER_MS = 1000  # what a closing listener waits for its last messages (`bye`) 
 NOISE_BURST = 200.0
 NOISE_PER_S = 20.0
 CUT_S = 10.0
+MEASURE_EVERY_S = 0.25  # a connection's round trip is read from the kernel at most this often
 
 
 class Listener:
@@ -161,6 +163,17 @@ class Listener:
         """Have the I/O thread send data on the link's connection (a request is kept until answered)."""
         self._outbox.append((link, data, seq))
         os.eventfd_write(self._wake, 1)
+
+    def round_trip_ms(self, link: Link) -> float | None:
+        """The round trip of the link's connection as the kernel measures it (the last one measured while away)."""
+        now = time.monotonic()
+        with self._lock:
+            up, fd, peer, fresh = link.up, link.fd, link.peer, now < link.measured_at + MEASURE_EVERY_S
+        if up and not fresh:  # a shortest round trip moves slowly: once in a while is enough (10 us a reading)
+            measured = tcp_round_trip_ms(fd, peer)
+            if measured is not None:
+                link.round_trip_ms, link.measured_at = measured, now
+        return link.round_trip_ms
 
     def release(self, seat: RemoteSeat) -> None:
         """Take a seat back from its key and close its eventfd."""
@@ -334,8 +347,10 @@ class Listener:
         if message.get("protocol") != PROTOCOL_VERSION or not hmac.compare_digest(message.get("token", ""), ""):
             self.ignored += 1
             return
+        peer = peer_name(fd)
         with self._lock:
-            link.identity, link.fd, link.up = identity, fd, True
+            link.identity, link.fd, link.peer, link.up = identity, fd, peer, True
+            link.measured_at = float("-inf")  # a new connection: its own round trip at the next request
             outstanding = link.outstanding if link.seat is not None else None
             if link.seat is not None:
                 link.seat.name = str(message.get("name", ""))[:100]

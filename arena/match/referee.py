@@ -27,7 +27,7 @@ from arena.match.matchid import bot_match_id, seed_key
 from arena.match.player import Player
 from arena.match.result import Failure, MatchResult
 from arena.match.trace import Tracer, TraceTap
-from arena.match.waits import Requests, Waiting, hello_hint, silence_hint, time_detail
+from arena.match.waits import Requests, Waiting, hello_hint, network_record, silence_hint, time_detail
 from arena.match.transport import SeatState
 from protocol.messages import Reason, end_message, init_message, turn_message
 
@@ -112,10 +112,10 @@ class Referee:
         if failure is None:
             failure = self._init_all()
         ply = 0
-        # A move's records are written once the next request is out, while that bot thinks: the
-        # critical path is reply -> rules -> next request. A kill -9 loses at most the last ply.
-        # (Not in a game of hidden information, whose log says what each request sent, in order.)
-        unwritten: tuple[int, int, Any, float, list[list[Any]]] | None = None
+        # A move's records are written once the next request is out, while that bot thinks (reply ->
+        # rules -> next request is the critical path; a kill -9 loses at most the last ply). Not so in a
+        # game of hidden information, whose log says in order what each request sent.
+        unwritten: tuple[int, int, Any, float, list[list[Any]], float] | None = None
         while failure is None and not state.is_over():
             movers = state.movers()
             if len(movers) != 1:
@@ -148,7 +148,7 @@ class Referee:
             ply += 1
             self._deliver(state, [[seat, move]], skip=seat)
             self._deliver(state, caused)
-            unwritten = (ply, seat, move, used_ms, caused)
+            unwritten = (ply, seat, move, used_ms, caused, waiting.grace_ms)
             if self.on_ply is not None or self.game.hidden_information:
                 self._record_move(state, *unwritten)
                 unwritten = None
@@ -164,29 +164,30 @@ class Referee:
     def _simultaneous_turn(self, state: State, movers: list[int], ply: int) -> Failure | None:
         """Ask every mover for its move, then play them at once; a failure of one ends the match.
 
-        No mover is sent another's move before every move is in. Unless bots ponder, the movers
-        think one after another, each frozen while another thinks, in an order drawn afresh for
-        every turn from the match's seed: what one can learn from its wait is the others' thinking
-        time. Each mover's clock is charged its own thinking only.
+        No mover is sent another's move before every move is in. Unless bots ponder, the movers think
+        one after another, each frozen while another thinks, in an order drawn afresh every turn from the
+        match's seed (all a wait tells is the others' thinking time); each is charged its own thinking.
         """
         order = list(movers)
         turn_order_rng(self.seed, ply).shuffle(order)
-        answers: dict[int, tuple[Any, float]] = {}
+        answers: dict[int, tuple[Any, float, float]] = {}  # seat -> (move, time charged, network time not charged)
         before = [round(c.left_ms, 3) for c in self.clocks]
-        for seat in order:
-            failure = self._unprompted(seat)
-            if failure is not None:
-                return self._log_turn(state, ply, answers, failure, before)
+        failure = next((found for seat in order if (found := self._unprompted(seat)) is not None), None)
+        if failure is not None:
+            return self._log_turn(state, ply, answers, failure, before)
         if self.ponder:
-            replies, failure = self._collect({seat: self._request_move(seat, ply) for seat in order})
-            answers.update({seat: (reply["move"], used) for seat, (reply, used) in replies.items()})
+            waiting = {seat: self._request_move(seat, ply) for seat in order}
+            replies, failure = self._collect(dict(waiting))
+            answers.update({seat: (reply["move"], used, waiting[seat].grace_ms)
+                            for seat, (reply, used) in replies.items()})
             failure = failure or next((f for seat in order if seat in answers
                                        and (f := self._check(state, seat, answers[seat][0], ply))), None)
             return self._log_turn(state, ply, answers, failure, before)
         for seat in order:
-            failure, move, used_ms = self._await_move(seat, self._request_move(seat, ply))
+            waiting = self._request_move(seat, ply)
+            failure, move, used_ms = self._await_move(seat, waiting)
             if failure is None:
-                answers[seat] = (move, used_ms)
+                answers[seat] = (move, used_ms, waiting.grace_ms)
                 failure = self._check(state, seat, move, ply)
             if failure is not None:
                 return self._log_turn(state, ply, answers, failure, before)
@@ -201,8 +202,8 @@ class Referee:
             return Failure(seat, Reason.ILLEGAL, str(exc))
         return None
 
-    def _log_turn(self, state: State, ply: int, answers: dict[int, tuple[Any, float]], failure: Failure | None,
-                  before: list[float]) -> Failure | None:
+    def _log_turn(self, state: State, ply: int, answers: dict[int, tuple[Any, float, float]],
+                  failure: Failure | None, before: list[float]) -> Failure | None:
         """Log a simultaneous turn's moves in seat order; unless one failed, play them and pass them on."""
         if failure is not None:
             answers.pop(failure.seat, None)
@@ -212,17 +213,17 @@ class Referee:
         caused: list[list[Any]] = []
         if failure is None:
             try:
-                caused = state.apply_turn({seat: move for seat, (move, _) in answers.items()})
+                caused = state.apply_turn({seat: answer[0] for seat, answer in answers.items()})
             except GameError as exc:  # moves that passed check_move but not together: the rules' say, the first mover's
                 first = min(answers)
                 return Failure(first, Reason.ILLEGAL, str(exc))
         seats = sorted(answers)
         clocks = list(before)
         for i, seat in enumerate(seats):
-            move, used = answers[seat]
+            move, used, network_ms = answers[seat]
             clocks[seat] = round(self.clocks[seat].left_ms, 3)  # each record: the clocks after the charges so far
             record = {"kind": "move", "ply": ply, "seat": seat, "move": move, "time_ms": round(used, 3),
-                      "clocks": list(clocks), **self.clocks[seat].margin_record()}
+                      "clocks": list(clocks), **self.clocks[seat].margin_record(), **network_record(network_ms)}
             if self.log.path is not None:  # the position the whole turn reached, on its last record
                 record["pos"] = position_fingerprint(state) if failure is None and i == len(seats) - 1 else None
             self.log.write(record)
@@ -267,13 +268,13 @@ class Referee:
             self.log.write({"kind": "event", "ply": ply, "event": event})
 
     def _record_move(self, state: State, ply: int, seat: int, move: Any, used_ms: float,
-                     caused: list[list[Any]]) -> None:
+                     caused: list[list[Any]], network_ms: float) -> None:
         """Log a move (with the clocks after it and the position it made), its events, and show it."""
         record = {
             "kind": "move", "ply": ply, "seat": seat, "move": move,
             "time_ms": round(used_ms, 3),
             "clocks": [round(c.left_ms, 3) for c in self.clocks],
-            **self.clocks[seat].margin_record(),
+            **self.clocks[seat].margin_record(), **_network_record(network_ms),
         }
         if self.log.path is not None:
             record["pos"] = position_fingerprint(state)
@@ -338,10 +339,12 @@ class Referee:
                                    self.clocks[seat].allowance_ms(), names)
             waiting[seat] = self._start_wait(seat, "ready", seq)
             player.peer.send(message)
+        network = {seat: w.grace_ms for seat, w in waiting.items()}
         replies, failure = self._collect(waiting)
         for seat, (_, used_ms) in sorted(replies.items()):
             self.log.write({"kind": "ready", "seat": seat, "time_ms": round(used_ms, 3),
-                            "clock": round(self.clocks[seat].left_ms, 3), **self.clocks[seat].margin_record()})
+                            "clock": round(self.clocks[seat].left_ms, 3), **self.clocks[seat].margin_record(),
+                            **_network_record(network[seat])})
         return failure
 
     def _request_move(self, seat: int, ply: int) -> Waiting:
@@ -369,8 +372,7 @@ class Referee:
     def _freeze(self, seat: int) -> None:
         """Stop every process of seat's bot: its answer is in, the CPU belongs to the others.
 
-        Not waited for: a process that is running stops at once, and one waiting for a CPU
-        stops as soon as it gets one, before it runs any code of its own.
+        Not waited for: a running process stops at once, one waiting for a CPU as soon as it gets one.
         """
         process = self.players[seat].process
         if not self.ponder and process is not None:

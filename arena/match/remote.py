@@ -5,12 +5,20 @@ Listener (arena/match/listener.py, the one part of the match layer that needs li
 over TCP, loaded only for a match with a remote seat). The key, not a token, is a remote
 bot's credential. The seat is AWAY while its key has no connection: the request it waits
 for is sent again on the connection its key makes next, and the referee charges the whole
-wait to the bot (beyond the seat's uncharged network grace), then ends it as `disconnect`.
+wait to the bot (beyond what the network takes, below), then ends it as `disconnect`.
+
+What the network takes of a request's wait is not charged: the connection's round trip as
+the kernel measures it (TCP_INFO's shortest round trip of its recent traffic, which the
+heartbeats keep going: a PING each HEARTBEAT_MS, its PONG the acknowledgement), with an
+allowance for jitter, and never more than the organiser's network_grace_ms. A connection
+the kernel cannot tell about (not TCP, or gone before any measurement) gets that cap.
 """
 
 from __future__ import annotations
 
 import os
+import socket
+import struct
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -24,7 +32,17 @@ from protocol.keys import KeyFileError, key_name, new_key_pair, read_key_file
 from protocol.messages import welcome_message
 
 HEARTBEAT_MS = 1000  # a silent connection is pinged this often (and dropped after 3 intervals unanswered)
-DEFAULT_GRACE_MS = 1000  # per request, the network's time a remote seat is not charged
+DEFAULT_GRACE_MS = 1000  # per request, the most of the network's time a remote seat is not charged
+# The network's part of a request, beyond its measured round trip: a quarter of it (queues on
+# a long path vary with it) and 2 ms for the libzmq threads and CURVE at both ends.
+JITTER_SHARE = 0.25
+JITTER_MS = 2.0
+# struct tcp_info (linux/tcp.h): tcpi_min_rtt, in microseconds, at this offset (Linux 4.6 and later);
+# ~0 until the connection has a sample.
+_TCP_INFO_BYTES = 152
+_MIN_RTT = struct.Struct("=I")
+_MIN_RTT_AT = 148
+_NO_SAMPLE = 0xFFFFFFFF
 SERVER_KEY_NAME = "arena"  # the user's listener key: $XDG_CONFIG_HOME/arena/arena.key_secret
 
 
@@ -39,7 +57,7 @@ class RemoteSettings:
     listen: str  # tcp://ADDR:PORT to bind
     allow: tuple[str, ...]  # public key files (NAME.key): NAME's bot may hold seat remote:NAME
     server_key: str = ""  # the listener's secret key file; "" for the user's (made on first use)
-    network_grace_ms: int = DEFAULT_GRACE_MS
+    network_grace_ms: int = DEFAULT_GRACE_MS  # the cap on what of a request the network may take uncharged
     heartbeat_ms: int = HEARTBEAT_MS
     # False: plain TCP, a key's name taken from the client's routing id, unauthenticated and
     # unencrypted: only to measure what CURVE costs (bench/overhead.py); no config or option sets it.
@@ -64,6 +82,44 @@ def user_server_key() -> Path:
     return secret
 
 
+def peer_name(fd: int) -> Any:
+    """The address of the peer of the socket on fd (a descriptor libzmq owns: read through a duplicate); None if none."""
+    try:
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            return sock.getpeername()
+    except OSError:
+        return None
+
+
+def tcp_round_trip_ms(fd: int, peer: Any) -> float | None:
+    """The kernel's shortest round trip (ms) of the TCP connection on fd to peer; None when it cannot tell.
+
+    None too when the descriptor no longer holds that connection (libzmq closed it, and it
+    may already serve another).
+    """
+    try:
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            if peer is None or sock.getpeername() != peer:
+                return None
+            info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
+    except OSError:
+        return None
+    if len(info) < _MIN_RTT_AT + _MIN_RTT.size:
+        return None
+    (micros,) = _MIN_RTT.unpack_from(info, _MIN_RTT_AT)
+    return None if micros == _NO_SAMPLE else micros / 1000.0
+
+
+def uncharged_ms(round_trip_ms: float | None, cap_ms: float) -> float:
+    """What of a request's wait is the network's: its round trip and the jitter allowance, at most cap_ms.
+
+    An unmeasured round trip (None) gets the cap: a failure to measure is never charged to the bot.
+    """
+    if round_trip_ms is None:
+        return float(cap_ms)
+    return min(float(cap_ms), round_trip_ms * (1 + JITTER_SHARE) + JITTER_MS)
+
+
 def allowed_keys(files: tuple[str, ...]) -> dict[bytes, str]:
     """Each allowed public key and the seat name it holds (its file's name); RemoteError for bad files."""
     keys: dict[bytes, str] = {}
@@ -84,12 +140,16 @@ def allowed_keys(files: tuple[str, ...]) -> dict[bytes, str]:
 class Link:
     """One allowed key's connection, as the listener's I/O thread keeps it (under its lock)."""
 
-    __slots__ = ("cut_until", "fd", "identity", "last_seq", "name", "noise", "noise_at", "outstanding", "seat", "up")
+    __slots__ = ("cut_until", "fd", "identity", "last_seq", "measured_at", "name", "noise", "noise_at", "outstanding",
+                 "peer", "round_trip_ms", "seat", "up")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.identity = b""  # the ROUTER's id of the connection that said hello last
         self.fd = -1  # its socket (the monitor names connections by descriptor)
+        self.peer: Any = None  # its peer's address: the descriptor still holds it while getpeername says so
+        self.round_trip_ms: float | None = None  # the last round trip measured on the key's connections
+        self.measured_at = float("-inf")  # when (time.monotonic)
         self.up = False
         self.seat: RemoteSeat | None = None
         self.outstanding: tuple[int, bytes] | None = None  # a request not answered yet: sent again on reconnection
@@ -112,6 +172,9 @@ class SeatHost(Protocol):
     def queue(self, link: Link, data: bytes, seq: int | None) -> None:
         """Send data on the link's connection (a request, with its seq, is sent again on reconnection)."""
 
+    def round_trip_ms(self, link: Link) -> float | None:
+        """The round trip of the link's connection, measured now (the last one measured while it is away)."""
+
     def release(self, seat: RemoteSeat) -> None:
         """Take the seat back and close it."""
 
@@ -127,7 +190,6 @@ class RemoteSeat(InboxTransport):
         self.link = link
         self.name = link.name
         self.endpoint = listener.endpoint
-        self.grace_ms = float(listener.settings.network_grace_ms)
         self.tap: TraceTap | None = None
         self.received = 0
         self.ignored = 0
@@ -136,6 +198,11 @@ class RemoteSeat(InboxTransport):
         self._fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._closed = False
         self.first_seq = link.last_seq  # a bot keeps its connection across matches: seq never goes back
+
+    @property
+    def grace_ms(self) -> float:
+        """Per request, what the network may take uncharged: the round trip measured now and its jitter, capped."""
+        return uncharged_ms(self.listener.round_trip_ms(self.link), self.listener.settings.network_grace_ms)
 
     def _notify(self) -> None:
         """Called by the I/O thread: something arrived, or the link's state changed."""

@@ -17,7 +17,8 @@ transport is read from outside it. `fds()` are descriptors the referee polls (th
 the transport's whole life), readable while anything waits to be taken in: a transport
 over an edge-triggered source (libzmq's ZMQ_FD) must pump whenever that source may have
 swallowed a notice (after each send). `grace_ms` is time the wire itself may take per
-request that is not charged to the bot (0 for a bot on this machine).
+request that is not charged to the bot (0 for a bot on this machine; for a remote seat, its
+connection's measured round trip with a jitter allowance, capped).
 """
 
 from __future__ import annotations
@@ -53,9 +54,12 @@ class Transport(Protocol):
     endpoint: str  # where the bot connects ("stdio" for pipes)
     token: str  # what its hello must present ("" for pipes)
     tap: TraceTap | None  # the --trace of the match the seat now plays
-    grace_ms: float  # per request, what the wire may take uncharged (0 on this machine)
     received: int  # messages taken from the admitted bot
     ignored: int  # connections or messages that hold no seat
+
+    @property
+    def grace_ms(self) -> float:
+        """Per request, what the wire may take uncharged: 0 on this machine (read when a request is sent)."""
 
     @property
     def state(self) -> SeatState:

@@ -13,6 +13,11 @@ def ms(value: float) -> str:
     return f"{value:.1f}".removesuffix(".0")
 
 
+def network_record(network_ms: float) -> dict[str, float]:
+    """The `network_ms` a log record of a remote seat's reply carries: what of its wait was not charged."""
+    return {"network_ms": round(network_ms, 3)} if network_ms else {}
+
+
 @dataclass
 class Waiting:
     """One request a seat owes an answer to, and the deadlines it must meet."""

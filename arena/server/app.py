@@ -1,10 +1,11 @@
 """The server's web face: server-rendered pages (no JavaScript needed) and the JSON API behind them.
 
-Entrants authenticate with their token: `Authorization: Bearer TOKEN` on the API, or a
-login form that sets a signed session cookie (HttpOnly, SameSite=Lax, Secure behind
-HTTPS). Every form that changes something carries the session's CSRF token. What belongs
-to an entrant (build logs, validation reports, its bots' output in games) is shown to that
-entrant and the admin only; for anyone else such a thing does not exist (404).
+Entrants authenticate with their token: `Authorization: Bearer TOKEN` on the API (its
+changes take nothing else), or a login form that sets a signed session cookie (HttpOnly,
+SameSite=Strict, Secure behind HTTPS). Every form that changes something carries the
+session's CSRF token, and a change sent by a page of another origin is refused (origin.py).
+What belongs to an entrant (build logs, validation reports, its bots' output in games) is
+shown to that entrant and the admin only; for anyone else such a thing does not exist (404).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from arena.server.auth import Caller
 from arena.server.config import ServerConfig
 from arena.server.contest import Contest
 from arena.server.net import ConnectionMiddleware
+from arena.server.origin import CrossOriginMiddleware
 from arena.server.ratelimit import RateLimited
 from arena.server.routes import admin, api, auth, entrant, pages, remote, status
 from arena.server.web import Site, site, wants_json
@@ -48,6 +50,8 @@ def create_app(config: ServerConfig, start_engine: bool = True) -> Starlette:
         from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
         middleware.append(Middleware(ProxyHeadersMiddleware, trusted_hosts=list(config.trusted_proxies)))
+    # After the proxy's headers: the scheme it says is part of the server's own origin.
+    middleware.append(Middleware(CrossOriginMiddleware, trusted_origins=config.trusted_origins))
     routes = [route for module in ROUTE_MODULES for route in module.ROUTES]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware,
                     exception_handlers={RateLimited: rate_limited})

@@ -34,7 +34,8 @@ def register(subparsers: Any) -> None:
     s.add_argument("--port", type=int, help="port (default: the config's, else 8000; 0 picks a free one)")
     s.add_argument("--workers", type=positive_int, metavar="N", help="referee processes for the ladder")
     s.add_argument("--insecure", action="store_true",
-                   help="allow sandbox = \"none\" (bots run as your user: for trusted bots only)")
+                   help="allow sandbox = \"none\" (bots run as your user), or a sandbox without its system-call "
+                        "filter: for trusted bots only")
     s.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="where ladder games run: local worker processes, or a Dask cluster whose workers see the "
                         "server's directory at the same path (pip install 'arena[dask]')")

@@ -15,17 +15,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from arena.games import UnknownGame, get_game
 from arena.launch.plugins import bots_for
-from arena.launch.sandbox import Sandbox, resolve_sandbox
+from arena.launch.sandbox import Sandbox, filter_problem, resolve_sandbox
 from arena.match.remote import DEFAULT_GRACE_MS
+from arena.server.net import origin_of
 from arena.tournament.checker import add_games
 from arena.tournament.config import Checker, ConfigError, TournamentConfig, config_from_data
 
 TOP_KEYS = ("name", "game", "games", "seed", "setups", "clock", "limits", "sandbox", "reveal_names", "references",
             "admin_token_file", "directory", "server", "ladder", "uploads", "finals", "remote")
-SERVER_KEYS = ("host", "port", "workers", "secure_cookies", "trusted_proxies", "login_failures", "login_window_s")
+SERVER_KEYS = ("host", "port", "workers", "secure_cookies", "trusted_proxies", "trusted_origins", "login_failures",
+               "login_window_s", "login_ipv4_prefix", "login_ipv6_prefix")
 LADDER_KEYS = ("placement_games", "validation_games", "provisional_games", "max_errors", "max_error_rate",
                "build_timeout_s", "lease_factor", "max_attempts", "scrimmages_per_hour", "max_games")
 UPLOAD_KEYS = ("max_bytes", "max_files", "max_unpacked_bytes", "versions_per_entrant", "per_hour")
@@ -40,7 +43,7 @@ class RemoteEntrants:
     allowed: bool = False
     listen: str = "tcp://0.0.0.0:8100"  # where the ladder's worker listens for remote bots (CURVE)
     finals: bool = False  # whether remote entrants play the finals
-    network_grace_ms: int = DEFAULT_GRACE_MS  # per move, the network's time a remote bot is not charged
+    network_grace_ms: int = DEFAULT_GRACE_MS  # the cap on a move's network time not charged to a remote bot
 
 
 @dataclass(frozen=True)
@@ -84,8 +87,15 @@ class ServerConfig:
     # Addresses (or networks) of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are
     # believed; from anyone else those headers are ignored.
     trusted_proxies: tuple[str, ...] = ()
+    # Origins (scheme://host[:port]) the site's pages are served from besides the request's own
+    # scheme and Host: for a reverse proxy that rewrites Host (arena/server/origin.py).
+    trusted_origins: tuple[str, ...] = ()
     login_failures: int = 20  # failed logins and bad tokens an address may send within login_window_s ...
     login_window_s: int = 60  # ... before its token checks are answered 429 for the rest of the window
+    # The failures are counted per network, not per address: one host of IPv6 is given a /64 (or
+    # more) and could otherwise try a fresh address for every guess.
+    login_ipv4_prefix: int = 32
+    login_ipv6_prefix: int = 64
     ladder: LadderPolicy = field(default_factory=LadderPolicy)
     uploads: UploadLimits = field(default_factory=UploadLimits)
     finals_games: int = 4
@@ -146,13 +156,18 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
     tournament = config_from_data(tdata, base=base, source=source)
     if tournament.players != 2:
         raise check.fail("game", f"the ladder pairs two bots; {game} needs {tournament.players}")
-    mode = resolve_sandbox(tournament.sandbox).mode
+    isolation = resolve_sandbox(tournament.sandbox)
+    mode = isolation.mode
     if mode == Sandbox.NONE and not insecure:
         raise check.fail("sandbox", "the server runs untrusted code and needs a sandbox (bwrap: apt-get install "
                                     "bubblewrap); start with --insecure to run it without one")
     if mode == Sandbox.UID:
         raise check.fail("sandbox", "the server builds submissions in bwrap (apt-get install bubblewrap); "
                                     "uid alone is not enough (or --insecure with sandbox = \"none\")")
+    if mode != Sandbox.NONE and not isolation.syscall_filter and not insecure:
+        raise check.fail("sandbox", f"{mode} has no system-call filter here ({filter_problem(mode)}): bots that run at "
+                                    "the same time could signal each other through locks and watches on shared files "
+                                    "(arena doctor); start with --insecure to run it anyway")
     server = check.table(data.get("server", {}), "server")
     check.keys(server, SERVER_KEYS, "server")
     directory = (base / check.string(data.get("directory", f"{tournament.name}-server"), "directory")).resolve()
@@ -170,8 +185,11 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
         workers=check.integer(server.get("workers", 1), "server.workers", 1, 256),
         secure_cookies=check.boolean(server.get("secure_cookies", False), "server.secure_cookies"),
         trusted_proxies=_proxies(check, server.get("trusted_proxies", [])),
+        trusted_origins=_origins(check, server.get("trusted_origins", [])),
         login_failures=check.integer(server.get("login_failures", 20), "server.login_failures", 1, 1_000_000),
         login_window_s=check.integer(server.get("login_window_s", 60), "server.login_window_s", 1, 86_400),
+        login_ipv4_prefix=check.integer(server.get("login_ipv4_prefix", 32), "server.login_ipv4_prefix", 8, 32),
+        login_ipv6_prefix=check.integer(server.get("login_ipv6_prefix", 64), "server.login_ipv6_prefix", 32, 128),
         ladder=_ladder(check, data.get("ladder", {})), uploads=_uploads(check, data.get("uploads", {})),
         finals_games=_even(check, finals.get("games_per_pairing", 4), "finals.games_per_pairing"),
         finals_format=finals_format, remote=_remote(check, data.get("remote", {})), source=source,
@@ -188,6 +206,18 @@ def _proxies(check: Checker, value: Any) -> tuple[str, ...]:
             raise check.fail(f"server.trusted_proxies[{i}]", f"{text!r} is not an IP address or network") from None
         proxies.append(text)
     return tuple(proxies)
+
+
+def _origins(check: Checker, value: Any) -> tuple[str, ...]:
+    origins = []
+    for i, item in enumerate(check.array(value, "server.trusted_origins")):
+        text = check.string(item, f"server.trusted_origins[{i}]")
+        origin = origin_of(text)
+        if origin is None or urlsplit(text).path not in ("", "/") or urlsplit(text).query or "#" in text:
+            raise check.fail(f"server.trusted_origins[{i}]",
+                             f"{text!r} is not an origin: scheme://host[:port], e.g. https://contest.example.org")
+        origins.append(origin)
+    return tuple(origins)
 
 
 def _even(check: Checker, value: Any, key: str) -> int:

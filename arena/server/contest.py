@@ -14,7 +14,7 @@ from arena.server.config import ServerConfig
 from arena.server.db import Database, GameStatus, Status
 from arena.server.engine import Engine
 from arena.server.ladder import interval, provisional
-from arena.server.net import client_address
+from arena.server.net import client_address, network_of
 from arena.server.privacy import game_detail, version_detail
 from arena.server.ratelimit import FailureLimiter
 from arena.tournament.config import ConfigError
@@ -30,31 +30,37 @@ class Contest:
         self.keys = Keys(self.db, config.admin_token_file)
         self.engine = Engine(config, self.db)
         self.limiter = FailureLimiter(config.login_failures, config.login_window_s)
+        self.cross_origin_refused = 0  # requests from another origin answered 403 (arena/server/origin.py)
         self.start_engine = start_engine
         self.started = time.time()
 
     # --- who is asking ---------------------------------------------------------------------
 
-    def caller(self, request: Request) -> Caller:
-        """The caller by bearer token, else by session cookie (RateLimited: the address must wait)."""
+    def caller(self, request: Request, session: bool = True) -> Caller:
+        """The caller by bearer token, else by session cookie unless session is False (RateLimited: must wait).
+
+        The API's changes take a token only (session=False): a browser adds the session cookie
+        to requests other sites' pages make of it, but never a bearer token by itself.
+        """
         header = request.headers.get("authorization", "")
         if header.lower().startswith("bearer "):
             return self.authenticate(request, header[7:])
-        return self.keys.by_session(request.cookies.get(SESSION_COOKIE))
+        return self.keys.by_session(request.cookies.get(SESSION_COOKIE)) if session else Caller()
 
     def authenticate(self, request: Request, token: str) -> Caller:
-        """The caller a token names; one that names nobody counts against the client's address.
+        """The caller a token names; one that names nobody counts against the client's network.
 
-        RateLimited when the address has sent too many bad tokens lately: then no token is
+        RateLimited when the network has sent too many bad tokens lately: then no token is
         checked at all, a right one neither (the answer would tell it from a wrong one).
         """
         if not token.strip():
             return Caller()
-        address = client_address(request)
-        self.limiter.check(address)
+        config = self.config
+        network = network_of(client_address(request), config.login_ipv4_prefix, config.login_ipv6_prefix)
+        self.limiter.check(network)
         who = self.keys.by_token(token)
         if not who.known:
-            self.limiter.fail(address)
+            self.limiter.fail(network)
         return who
 
     def no_entrant(self, request: Request, caller: Caller) -> str:
@@ -65,6 +71,9 @@ class Contest:
                 return "the admin token is not an entrant's: upload with the entrant's own token"
             return ("this token belongs to no entrant (mistyped, or of a disqualified entrant?); "
                     "each entrant's token is in NAME.token, written by `arena entrants add`")
+        if request.cookies.get(SESSION_COOKIE) and request.method not in ("GET", "HEAD"):
+            return ("the API makes changes with an entrant's token only (Authorization: Bearer TOKEN), "
+                    "not with a browser's session: use the forms of your page")
         return "an entrant's token is needed (Authorization: Bearer TOKEN)"
 
     def owns(self, caller: Caller, entrant: int) -> bool:

@@ -108,6 +108,8 @@ def render(contest: Any) -> str:
             round(max(0.0, stamp - idle), 3) if idle else 0.0)
     limiter = contest.limiter
     out.one("arena_auth_failures_total", "counter", "failed logins and bad tokens", limiter.failed)
-    out.one("arena_auth_refused_total", "counter", "token checks answered 429 (too many failures from an address)",
+    out.one("arena_auth_refused_total", "counter", "token checks answered 429 (too many failures from a network)",
             limiter.refused)
+    out.one("arena_cross_origin_refused_total", "counter", "state-changing requests from another origin, answered 403",
+            contest.cross_origin_refused)
     return out.text()

@@ -1,4 +1,4 @@
-"""Who is on the other end of a request: the client's address, behind a trusted reverse proxy or not.
+"""Who is on the other end of a request: the client's address (behind a trusted reverse proxy or not), its network, origins.
 
 `X-Forwarded-For` and `X-Forwarded-Proto` are believed only from the addresses of the
 config's `server.trusted_proxies` (uvicorn's ProxyHeadersMiddleware then takes the client
@@ -11,12 +11,15 @@ that no proxy forwarded.
 from __future__ import annotations
 
 import ipaddress
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-from starlette.requests import Request
+if TYPE_CHECKING:  # the config reads origins here, and works without the server extra (arena entrants add)
+    from starlette.requests import Request
 
 PEER_KEY = "arena.peer"  # the scope key of the connection's own address
 FORWARDING_HEADERS = (b"x-forwarded-for", b"x-forwarded-proto", b"forwarded", b"x-real-ip")
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class ConnectionMiddleware:
@@ -50,6 +53,22 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
 
+def network_of(address: str, ipv4_prefix: int = 32, ipv6_prefix: int = 64) -> str:
+    """The network an address is counted in: its IPv4 /ipv4_prefix or IPv6 /ipv6_prefix (anything else alone).
+
+    An IPv4 address written as IPv6 (::ffff:a.b.c.d, from a dual-stack socket) counts as the IPv4 one.
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv4Address):
+        return str(ipaddress.IPv4Network((int(ip), ipv4_prefix), strict=False))
+    return str(ipaddress.IPv6Network((int(ip), ipv6_prefix), strict=False))  # int(): a zone (%eth0) is no network
+
+
 def _loopback(address: str) -> bool:
     try:
         return ipaddress.ip_address(address).is_loopback
@@ -78,3 +97,18 @@ def from_this_machine(request: Request, proxies: tuple[str, ...]) -> bool:
     if not headers & set(FORWARDING_HEADERS):
         return True
     return _trusted(str(request.scope.get(PEER_KEY, "")), proxies) and b"x-forwarded-for" in headers
+
+
+def origin_of(text: str) -> str | None:
+    """The origin `scheme://host[:port]` of a URL or Origin value, lower-case, without a default port (None: none)."""
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    host = parts.hostname
+    if parts.scheme not in DEFAULT_PORTS or not host or parts.username is not None or parts.password is not None:
+        return None
+    if ":" in host:
+        host = f"[{host}]"  # IPv6
+    return f"{parts.scheme}://{host}" + (f":{port}" if port is not None and port != DEFAULT_PORTS[parts.scheme] else "")

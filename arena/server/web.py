@@ -51,7 +51,7 @@ class Site:
         response = self.templates.TemplateResponse(request, name, context, status_code=status)
         response.headers["Content-Security-Policy"] = PAGE_CSP
         if fresh:
-            response.set_cookie(PRESESSION_COOKIE, seed, httponly=True, samesite="lax",
+            response.set_cookie(PRESESSION_COOKIE, seed, httponly=True, samesite="strict",
                                 secure=self.secure(request))
         return response
 

@@ -36,7 +36,8 @@ def require_atheris() -> None:
 
 def test_every_parser_a_bot_or_an_entrant_reaches_has_a_target() -> None:
     assert TARGETS == ["pascal_contest", "pascal_module", "pascal_object", "setup_arrows", "setup_json",
-                       "setup_tiles", "setup_toml", "wire_json", "wire_moves", "wire_msgpack", "wire_stdio"]
+                       "setup_tiles", "setup_toml", "wire_json", "wire_moves", "wire_msgpack", "wire_stdio",
+                       "wire_zmtp"]
 
 
 @pytest.mark.parametrize("name", TARGETS)

@@ -10,7 +10,6 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from tests.games.test_blocking import SEED_PICTURES
 from tests.helpers import FIXTURES, ROOT
 
 
@@ -21,22 +20,6 @@ def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 def scripted(moves: str) -> str:
     return f"exec:{sys.executable} -m protocol.run {FIXTURES / 'scripted.py'} -o moves={moves}"
-
-
-def test_seed_example_game_with_show(tmp_path: Path) -> None:
-    log = tmp_path / "seed.msgpack"
-    out = arena("match", "blocking", scripted("[[1,1],[1,4],[4,2]]"), scripted("[[4,5],[4,0]]"),
-                "--set", "rows=5", "--set", "cols=6", "--show", "--log", str(log), "--seed", "1")
-    assert out.returncode == 0, out.stderr
-    text = out.stdout
-    for picture in SEED_PICTURES:  # drawn with coordinates along the edges, as `arena play` draws it
-        rows = picture.split("\n")
-        assert "  012345\n" + "\n".join(f"{r} {row}" for r, row in enumerate(rows)) in text
-    assert "chose row 4 and column 5" in text
-    assert "wins; reason blocked" in text
-    assert "(seat 0) wins" in text
-    verify = arena("replay", str(log), "--verify")
-    assert verify.returncode == 0 and verify.stdout.startswith("OK")
 
 
 def test_json_output_has_exactly_the_documented_keys(tmp_path: Path) -> None:
@@ -177,10 +160,13 @@ def test_one_wording_for_a_number_that_must_be_positive(value: str) -> None:
 
 
 def test_games_lists_aligned_columns_and_singular_players() -> None:
-    lines = arena("games").stdout.splitlines()
+    out = arena("games").stdout.splitlines()
+    lines = [line for line in out if not line.startswith(" ")]  # a game's line, then its folder and its bots
     assert any("  1 player  " in line for line in lines) and not any("1 players" in line for line in lines)
     starts = {line.index(" v1") for line in lines}
     assert len(starts) == 1  # the version column starts at the same place on every line
+    assert len([line for line in out if line.strip().startswith("folder: ")]) == len(lines)
+    assert len([line for line in out if line.strip().startswith("bots: ")]) == len(lines)
 
 
 def test_view_without_html_writes_beside_the_log(tmp_path: Path) -> None:

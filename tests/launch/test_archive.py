@@ -17,7 +17,14 @@ import zlib
 
 import pytest
 
-from arena.launch.archive import ArchiveError, ArchiveLimits, Member, member_parts, read_archive, tarfile_filter_warning
+from arena.launch.archive import (
+    ArchiveError,
+    ArchiveLimits,
+    Member,
+    member_parts,
+    read_archive,
+    tarfile_filter_warning,
+)
 
 LIMITS = ArchiveLimits(max_files=20, max_bytes=2**20)
 COMPRESS = {"none": lambda data: data, "gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
-from arena.launch import sandbox, uids
+from arena.launch import procmask, sandbox, uids
 from arena.launch.botspec import Wire
 from arena.launch.process import Limits
 from arena.launch.sandbox import Sandbox
@@ -194,11 +194,10 @@ def test_fork_bomb_is_stopped_at_the_process_limit(tmp_path: Path, mode: Sandbox
     assert bot_uid_processes(b"fork_bomb") == [], "a process of the fork bomb survived the match"
 
 
-def test_disk_filler_is_stopped_at_one_budget_for_all_places_and_the_host_disk_is_unchanged(tmp_path: Path) -> None:
-    needs_root()
-    require("bwrap")
+def test_disk_filler_is_stopped_at_one_budget_for_all_places_and_the_host_disk_is_unchanged(
+        tmp_path: Path, mode: Sandbox) -> None:
     before = shutil.disk_usage(tempfile.gettempdir()).used
-    result, report = attack(tmp_path, Sandbox.BWRAP, "fill_disk", "8192")
+    result, report = attack(tmp_path, mode, "fill_disk", "8192")
     assert "blocked" in report, report
     places = dict(part.rsplit(" ", 1) for part in report.split(": ", 2)[2].rstrip(")").split(", "))
     assert len(places) == 4, report  # the work directory (also HOME and TMPDIR), /tmp, /var/tmp, /dev/shm
@@ -242,10 +241,12 @@ def test_doctor_reports_the_machine() -> None:
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     for key in ("bubblewrap:", "cgroup v2:", "cgroup v1 pids:", "uid pool:", "modes:", "  auto ", "  none ",
-                "system-call filter:"):
+                "system-call filter:", "locks and watches on shared files:", "uid mode's own places:"):
         assert key in done.stdout, done.stdout
     if os.geteuid() == 0 and shutil.which("bwrap"):
         assert "system-call filter: active in bwrap and uid" in done.stdout, done.stdout
+        assert "locks and watches on shared files: refused in bwrap and uid" in done.stdout, done.stdout
+        assert "uid mode's own places: /tmp, /var/tmp and /dev/shm of the disk budget" in done.stdout, done.stdout
         assert "behind a system-call filter" in done.stdout.split("  auto ")[1].splitlines()[0], done.stdout
 
 
@@ -321,20 +322,20 @@ def test_keyring_writer_and_a_later_reader_of_another_uid_find_nothing(tmp_path:
     assert pool_key_users() == before  # ...nor any keyring of a bot uid
 
 
-def test_without_the_filter_a_key_outlives_its_bot_and_another_uid_reads_it(
-        tmp_path: Path, mode: Sandbox, unfiltered: None, test_pool: None) -> None:
+def test_without_the_filter_a_key_outlives_its_bot_and_only_the_proc_mask_hides_it_from_another_uid(
+        tmp_path: Path, mode: Sandbox, unfiltered: None, test_pool: None, monkeypatch: pytest.MonkeyPatch) -> None:
     marker = secrets.token_hex(6)
     try:
         result, report = attack(tmp_path, mode, "keyring_write", marker)
         assert "SUCCEEDED" in report and "open to all: ok" in report, report
         assert marker in Path("/proc/keys").read_text()  # outlives the bot
+        honest_bot_unharmed(result)
         with held(report_uid(report)):
             _, read = attack(tmp_path, mode, "keyring_read", marker)
-        if mode == Sandbox.UID:
+            assert "blocked (no arena-collusion" in read, read  # the sandbox's /proc shows no keys
+            monkeypatch.setattr(procmask, "masks", lambda: ())  # the control: the machine's /proc/keys
+            _, read = attack(tmp_path, mode, "keyring_read", marker)
             assert "SUCCEEDED" in read and "colluder here" in read, read
-        else:  # bwrap's /proc shows no keys even without the filter
-            assert "blocked (no arena-collusion" in read, read
-        honest_bot_unharmed(result)
     finally:
         forget_keys(marker)
 
@@ -379,10 +380,26 @@ def test_the_same_calls_work_without_a_sandbox_so_the_probe_can_see_them(tmp_pat
     honest_bot_unharmed(result)
 
 
-def test_proc_shows_no_keys_and_no_cpu_counters_of_the_machine(tmp_path: Path) -> None:
-    needs_root()
-    require("bwrap")
-    result, report = attack(tmp_path, Sandbox.BWRAP, "proc_read")
+LOCKS_REFUSED = {"flock": "ENOLCK", "getlk": "ENOLCK", "setlk": "ENOLCK", "ofd_getlk": "ENOLCK", "ofd_setlk": "ENOLCK",
+                 "setlease": "ENOLCK", "dnotify": "EPERM", "inotify_init1": "EPERM", "fanotify_init": "EPERM"}
+
+
+def test_no_lock_and_no_watch_on_a_file(tmp_path: Path, mode: Sandbox) -> None:
+    result, report = attack(tmp_path, mode, "lock_probe")
+    results = probe_results(report)
+    assert {name: results[name] for name in LOCKS_REFUSED} == LOCKS_REFUSED, report
+    assert results.get("inotify_init", "EPERM") == "EPERM", report
+    honest_bot_unharmed(result)
+
+
+def test_locks_and_watches_work_without_a_sandbox_so_the_probe_can_see_them(tmp_path: Path) -> None:
+    result, report = attack(tmp_path, Sandbox.NONE, "lock_probe")
+    assert set(probe_results(report).values()) == {"ok"}, report
+    honest_bot_unharmed(result)
+
+
+def test_proc_shows_no_keys_and_no_cpu_counters_of_the_machine(tmp_path: Path, mode: Sandbox) -> None:
+    result, report = attack(tmp_path, mode, "proc_read")
     assert "blocked (host data in []" in report, report
     cpus = [line for line in Path("/proc/stat").read_text().splitlines() if line[:3] == "cpu" and line[3:4].isdigit()]
     assert f"; {len(cpus)} cpu lines;" in report, report  # runtimes counting CPUs there still count right
@@ -391,12 +408,10 @@ def test_proc_shows_no_keys_and_no_cpu_counters_of_the_machine(tmp_path: Path) -
     assert "SUCCEEDED" in report and "'stat'" in report, report
 
 
-def test_scratch_places_work_and_share_one_budget(tmp_path: Path, public_dir: Path) -> None:
-    needs_root()
-    require("bwrap")
+def test_scratch_places_work_and_share_one_budget(tmp_path: Path, public_dir: Path, mode: Sandbox) -> None:
     probe = public_dir / "scratch.py"
     probe.write_text(
-        "import os, sys, tempfile, multiprocessing as mp\n"
+        "import os, sys, tempfile, sqlite3, multiprocessing as mp\n"
         "from multiprocessing import shared_memory\n"
         "memory = shared_memory.SharedMemory(create=True, size=4096); memory.buf[0] = 7; memory.close()\n"
         "memory.unlink()\n"
@@ -406,12 +421,25 @@ def test_scratch_places_work_and_share_one_budget(tmp_path: Path, public_dir: Pa
         "places = [os.getcwd(), os.environ['HOME'], name, '/tmp', '/var/tmp', '/dev/shm']\n"
         "print('SCRATCH', *sorted({os.statvfs(p).f_fsid for p in places}), *(os.path.realpath(p) for p in places),"
         " file=sys.stderr, flush=True)\n"
+        # SQLite locks its files: without locks, a database in memory, or a file opened with nolock=1.
+        "sqlite3.connect(':memory:').execute('create table t (x)')\n"
+        "sqlite3.connect('file:own.db?nolock=1', uri=True).execute('create table t (x)')\n"
+        "try:\n"
+        "    sqlite3.connect('locked.db').execute('create table t (x)'); answer = 'ok'\n"
+        "except sqlite3.Error as exc:\n"
+        "    answer = str(exc)\n"
+        "print('SQLITE', answer, file=sys.stderr, flush=True)\n"
         + (FIXTURES / "stdiobot.py").read_text())
     probe.chmod(0o644)
     log = tmp_path / "m.msgpack"
-    result, _ = run("blocking", [f"stdio:{SYSTEM_PYTHON} {probe}", "random"], BOARD, log=log, sandbox=Sandbox.BWRAP)
+    result, _ = run("blocking", [f"stdio:{SYSTEM_PYTHON} {probe}", victim(mode)], BOARD, log=log, sandbox=mode)
     honest_bot_unharmed(result)
-    line = next((l for l in read_log(log).output[0].splitlines() if l.startswith("SCRATCH")), "")
+    output = read_log(log).output[0].splitlines()
+    line = next((text for text in output if text.startswith("SCRATCH")), "")
     words = line.split()
     assert len(words) == 8, line  # one file system for all six places
-    assert all(path.startswith("/box/") for path in words[2:]), line
+    if mode == Sandbox.BWRAP:
+        assert all(path.startswith("/box/") for path in words[2:]), line
+    else:
+        assert words[-3:] == ["/tmp", "/var/tmp", "/dev/shm"] and words[2].startswith("/tmp/"), line
+    assert "SQLITE database is locked" in output, output

@@ -114,7 +114,7 @@ def test_python_file_with_its_class_plays_in_every_mode(tmp_path: Path, entrant:
 def test_registered_and_module_bots_have_no_own_folder() -> None:
     assert parse_bot_spec("random", "blocking").files == ""
     assert parse_bot_spec("arena.games.blocking.bots.simple:RandomBot", "blocking").files == ""
-    assert parse_bot_spec(f"{ROOT / 'bots/blocking/simple.py'}:RandomBot", "blocking").files == ""
+    assert parse_bot_spec(f"{ROOT / 'arena/games/blocking/bots/simple.py'}:RandomBot", "blocking").files == ""
 
 
 def test_a_file_spec_names_its_folder_at_parse_time(entrant: Path) -> None:

@@ -14,16 +14,22 @@ import pytest
 from tests.tournament.helpers import LAUNCHER, recorded_alive
 
 
-def launch(*command: str, cpus: str = "-") -> subprocess.CompletedProcess[str]:
+def launch(*command: str, cpus: str = "-", session: bool = True) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-I", "-S", str(LAUNCHER), str(os.getpid()), cpus, "--", *command],
-                          capture_output=True, text=True, timeout=30, start_new_session=True, check=False)
+                          capture_output=True, text=True, timeout=30, start_new_session=session, check=False)
 
 
 def test_exit_status_and_signal_are_mirrored() -> None:
     assert launch("sh", "-c", "echo hi; exit 7").returncode == 7
     assert launch("sh", "-c", "echo hi").stdout == "hi\n"
     assert launch("sh", "-c", "kill -9 $$").returncode == -9
+    assert launch("sh", "-c", "kill -SEGV $$").returncode == -11
     assert launch("/no/such/program").returncode == 127
+
+
+def test_a_death_by_sigkill_is_mirrored_without_the_launcher_killing_its_own_group() -> None:
+    # As with cgroups to empty: the launcher does not end its process group, so only the mirror can say -9.
+    assert launch("sh", "-c", "kill -9 $$", session=False).returncode == -9
 
 
 def test_cpu_pinning_is_inherited_by_the_bot() -> None:

@@ -66,7 +66,7 @@ def test_each_refused_call_gets_eperm_and_the_others_pass(arch: Arch) -> None:
     assert {arch.numbers[n] for n in ("keyctl", "add_key", "request_key", "unshare", "setns", "mount", "ptrace",
                                       "process_vm_readv", "pidfd_getfd", "bpf", "perf_event_open", "userfaultfd",
                                       "init_module", "kexec_load", "io_uring_setup")} <= refused
-    special = {arch.numbers[n] for n in ("clone", "clone3", "personality", "socket")}
+    special = {arch.numbers[n] for n in ("clone", "clone3", "personality", "socket", "fcntl", *seccomp.NO_LOCKS)}
     for nr in range(seccomp.LAST_REVIEWED + 1):
         if nr not in special:
             assert run_filter(program, nr, arch.audit) == ("EPERM" if nr in refused else ALLOW), nr
@@ -91,6 +91,26 @@ def test_arguments_decide_clone_personality_and_socket(arch: Arch) -> None:
         assert run_filter(program, nr["socket"], arch.audit, (family, 1, 0)) == ALLOW
     for family in seccomp.REFUSED_FAMILIES:
         assert run_filter(program, nr["socket"], arch.audit, (family, 1, 0)) == "EPERM"
+
+
+@pytest.mark.parametrize("arch", [X86_64, AARCH64], ids=lambda a: a.name)
+def test_no_lock_and_no_watch_on_a_file(arch: Arch) -> None:
+    program, nr = seccomp.program(arch), arch.numbers
+    assert run_filter(program, nr["flock"], arch.audit, (3, 2)) == "ENOLCK"  # LOCK_EX
+    locks = {5: "F_GETLK", 6: "F_SETLK", 7: "F_SETLKW", 36: "F_OFD_GETLK", 37: "F_OFD_SETLK", 38: "F_OFD_SETLKW",
+             1024: "F_SETLEASE"}
+    for command in locks:
+        assert run_filter(program, nr["fcntl"], arch.audit, (3, command)) == "ENOLCK", locks[command]
+        assert run_filter(program, nr["fcntl"], arch.audit, (command, 0)) == ALLOW  # the descriptor is no command
+    assert run_filter(program, nr["fcntl"], arch.audit, (3, 1026)) == "EPERM"  # F_NOTIFY (dnotify)
+    # What programs use fcntl for: F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC, F_GETLEASE,
+    # F_SETPIPE_SZ, F_GETPIPE_SZ, F_ADD_SEALS, F_GET_SEALS.
+    for command in (0, 1, 2, 3, 4, 1030, 1025, 1031, 1032, 1033, 1034):
+        assert run_filter(program, nr["fcntl"], arch.audit, (3, command)) == ALLOW, command
+    assert run_filter(program, nr["fcntl"], arch.audit, (3, 6 | 1 << 32)) == "ENOLCK"  # the kernel reads 32 bits
+    for name in ("inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark"):
+        assert run_filter(program, nr[name], arch.audit) == "EPERM", name
+    assert arch.name != "x86_64" or run_filter(program, nr["inotify_init"], arch.audit) == "EPERM"
 
 
 def test_foreign_abis_get_nothing() -> None:
@@ -153,8 +173,28 @@ def test_uid_mode_loads_the_filter_as_root_after_unshare_and_before_setpriv() ->
         assert argv[wrapper + 1:wrapper + 3] == [str(fds[0]), "--"] and argv[wrapper - 2:wrapper] == ["-I", "-S"]
         order = [argv.index(word) for word in ("unshare", str(sandbox.FILTER_EXEC), "setpriv", "prlimit", "bot")]
         assert order == sorted(order), argv
+        assert argv[:argv.index("--")] == list(sandbox.UNSHARE) and str(sandbox.UID_BOX) not in argv
     with pytest.raises(OSError):
         os.fstat(fds[0])  # the arena's copy is closed once the chain has started
+
+
+def test_uid_mode_builds_its_box_in_unshare_s_namespaces_before_the_filter() -> None:
+    isolation = Isolation(Sandbox.UID, True, "uid", syscall_filter=True, box=True)
+    plan = ChainPlan(command=("bot",), isolation=isolation, workdir="/tmp/w", uid=60123, disk_mb=64,
+                     endpoint="ipc:///tmp/arena-hub-x/seat1.sock")
+    with launch_chain(plan) as (argv, fds):
+        assert argv[:argv.index("--")] == [*sandbox.UNSHARE, "--mount", "--pid"]
+        order = [argv.index(word) for word in ("unshare", str(sandbox.UID_BOX), str(sandbox.FILTER_EXEC), "setpriv",
+                                               "bot")]
+        assert order == sorted(order), argv
+        box = argv[argv.index(str(sandbox.UID_BOX)) + 1:argv.index(str(sandbox.FILTER_EXEC)) - 4]  # to "--"
+        options = [(box[i], box[i + 1]) for i in range(0, len(box), 2)]
+        assert {("--work", "/tmp/w"), ("--owner", "60123"), ("--size", str(64 << 20)),
+                ("--writable", "/tmp/arena-hub-x/seat1.sock"), ("--keep", str(sandbox.PROJECT_ROOT))} <= set(options)
+        masks = dict(value.split(":") for option, value in options if option == "--mask")
+        assert {"/proc/keys", "/proc/locks", "/proc/stat"} <= set(masks.values())
+        filter_fd = argv[argv.index(str(sandbox.FILTER_EXEC)) + 1]
+        assert {int(filter_fd), *(int(fd) for fd in masks)} == set(fds)
     plan = replace(plan, isolation=Isolation(Sandbox.BWRAP, True, "bwrap", syscall_filter=True))
     with launch_chain(plan) as (argv, fds):
         seccomp_fd = argv[argv.index("--seccomp") + 1]

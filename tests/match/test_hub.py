@@ -162,6 +162,30 @@ def test_a_multi_frame_message_and_broken_framing_are_violations(link) -> None:
     assert peer.violation == "message of 2 frames (one frame per message)"
 
 
+def test_a_move_then_broken_bytes_give_the_move_and_the_violation_in_one_write_or_several() -> None:
+    hello = zmtp.frame(encode({"type": "hello", "protocol": 1, "token": "t", "name": "raw"}))
+    move = {"type": "move", "seq": 1, "move": [0, 0]}
+    broken = bytes((0x08, 1)) + b"z"  # a reserved flag bit
+    for writes in ([hello + zmtp.frame(encode(move)) + broken], [hello, zmtp.frame(encode(move)) + broken],
+                   [hello + zmtp.frame(encode(move)), broken], [hello, zmtp.frame(encode(move)), broken]):
+        hub = Hub()
+        peer = hub.expect("t")
+        sock = raw_connection(peer)
+        sock.sendall(zmtp.greeting() + zmtp.ready(b"DEALER"))
+        sent = b""
+        for write in writes:
+            sock.sendall(write)
+            sent += write
+            moves = sent.count(encode(move))
+            # Each write is read by itself: the seat has taken all before the next is sent.
+            wait_for(peer, lambda: bool(peer.violation) or (peer.connected and peer.received == moves))
+        wait_for(peer, lambda: bool(peer.violation))
+        assert (peer.state, peer.violation) == (SeatState.VIOLATED, "ZMTP: frame flags 0x08"), writes
+        assert peer.take() == move and peer.take() is None, writes
+        sock.close()
+        hub.close()
+
+
 def test_a_pipes_only_hub_makes_nothing_and_a_seat_makes_its_directory() -> None:
     hub = Hub()
     assert hub.directory is None

@@ -20,7 +20,13 @@ from arena.launch.cgroups import v1_base, v2_base
 from arena.launch.process import Limits, MachineError
 from arena.launch.sandbox import Sandbox
 from tests.helpers import FIXTURES, require, run
-from tests.launch.test_attacks import BOARD, SYSTEM_PYTHON, attacker, honest_bot_unharmed, needs_root
+from tests.launch.test_attacks import (
+    BOARD,
+    SYSTEM_PYTHON,
+    attacker,
+    honest_bot_unharmed,
+    needs_root,
+)
 
 HONEST = f"stdio:{SYSTEM_PYTHON} {FIXTURES / 'stdiobot.py'}"  # one process, no threads
 

@@ -19,7 +19,7 @@ from arena.logs.replay import verify
 from arena.match import stdio, transport
 from arena.match.onematch import MatchPlan, play_match
 from arena.setups import complete_setup
-from tests.helpers import FIXTURES, ROOT, run
+from tests.helpers import FIXTURES, run
 
 BOT = f"stdio:{sys.executable} {FIXTURES / 'stdiobot.py'}"
 
@@ -161,7 +161,8 @@ def test_the_referee_writes_compact_utf8_json_one_message_per_line(tmp_path: Pat
 def test_an_sdk_bot_that_cannot_start_says_why_whole_with_no_hint_for_exec_bots(tmp_path: Path) -> None:
     folder = tmp_path / ("a-long-folder-name-" * 6)
     folder.mkdir()
-    (folder / "two.py").write_text((ROOT / "bots" / "blocking" / "simple.py").read_text())
+    (folder / "two.py").write_text("from protocol import Bot\n\n\nclass First(Bot):\n    pass\n\n\n"
+                                   "class Second(Bot):\n    pass\n")
     result, _ = run("blocking", [str(folder / "two.py"), "random"], {"rows": 3, "cols": 3})
     assert (result.reason, result.offender) == ("crash", 0)
     # Its last line, long with the path twice, is quoted whole: what is wrong and what to do.

@@ -20,11 +20,11 @@ from typing import Any
 
 from arena.clock import ClockSettings
 from arena.games import get_game
+from arena.games.blocking.bots.simple import SequentialBot
 from arena.match.player import Player
 from arena.match.referee import Referee
 from arena.match.transport import Inbox, InboxTransport, SeatState
 from arena.setups import complete_setup
-from arena.games.blocking.bots.simple import SequentialBot
 from protocol.codec import decode_json_line, encode_json_line
 from protocol.run import answer
 from tests.helpers import ROOT

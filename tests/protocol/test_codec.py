@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.codec import ProtocolError, check_message, decode, decode_from_bot, decode_json_line, encode
+from protocol.codec import (
+    ProtocolError,
+    check_message,
+    decode,
+    decode_from_bot,
+    decode_json_line,
+    encode,
+)
 from protocol.messages import BOT_TYPES, MAX_DEPTH, MAX_MESSAGE_BYTES
 from tests.helpers import ROOT
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, free_port
 
 CONFIG = """name = "class"
 game = "blocking"
@@ -167,10 +167,14 @@ class Server:
             return client.get(path)
 
 
-def make_server(directory: Path, max_games: int = 30, build_timeout: int = 30, per_hour: int = 20) -> Server:
-    """A server config in directory (not started)."""
+def make_server(directory: Path, max_games: int = 30, build_timeout: int = 30, per_hour: int = 20,
+                remote: bool = False) -> Server:
+    """A server config in directory (not started); remote: entrants may register keys (a listener on a free port)."""
     config = directory / "contest.toml"
-    config.write_text(CONFIG.format(max_games=max_games, build_timeout=build_timeout, per_hour=per_hour))
+    text = CONFIG.format(max_games=max_games, build_timeout=build_timeout, per_hour=per_hour)
+    if remote:
+        text += f'[remote]\nallowed = true\nlisten = "tcp://127.0.0.1:{free_port()}"\n'
+    config.write_text(text)
     return Server(directory, config)
 
 

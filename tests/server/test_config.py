@@ -10,6 +10,7 @@ import pytest
 from arena.server.config import load_server_config
 from arena.server.contest import check_private
 from arena.tournament.config import ConfigError
+from tests.helpers import require
 
 
 def error(tmp_path: Path, text: str, insecure: bool = False) -> str:
@@ -38,7 +39,15 @@ def error(tmp_path: Path, text: str, insecure: bool = False) -> str:
     ('game = "blocking"\n[server]\ntrusted_proxies = ["localhost"]\n',
      "server.trusted_proxies[0]: 'localhost' is not an IP address or network"),
     ('game = "blocking"\n[server]\ntrusted_proxies = "127.0.0.1"\n', "server.trusted_proxies: must be an array"),
+    ('game = "blocking"\n[server]\ntrusted_origins = ["contest.example.org"]\n',
+     "server.trusted_origins[0]: 'contest.example.org' is not an origin: scheme://host[:port]"),
+    ('game = "blocking"\n[server]\ntrusted_origins = ["https://example.org/contest"]\n',
+     "server.trusted_origins[0]: 'https://example.org/contest' is not an origin"),
+    ('game = "blocking"\n[server]\ntrusted_origins = "https://example.org"\n', "server.trusted_origins: must be an array"),
     ('game = "blocking"\n[server]\nlogin_failures = 0\n', "server.login_failures: must be 1..1000000"),
+    ('game = "blocking"\n[server]\nlogin_ipv6_prefix = 129\n', "server.login_ipv6_prefix: must be 32..128, got 129"),
+    ('game = "blocking"\n[server]\nlogin_ipv6_prefix = "/64"\n', "server.login_ipv6_prefix: must be an integer"),
+    ('game = "blocking"\n[server]\nlogin_ipv4_prefix = 33\n', "server.login_ipv4_prefix: must be 8..32, got 33"),
     ('game = "blocking"\n[remote]\nallow = ["a.key"]\n', "unknown key 'remote.allow'"),
     ('game = "blocking"\n[remote]\nallowed = "yes"\n', "remote.allowed: must be true or false"),
     ('game = "blocking"\n[remote]\nlisten = "ipc:///tmp/x"\n', "remote.listen: must be tcp://ADDR:PORT"),
@@ -53,6 +62,24 @@ def test_no_sandbox_needs_insecure(tmp_path: Path) -> None:
     assert "--insecure" in error(tmp_path, 'game = "blocking"\nsandbox = "none"\n')
     path = tmp_path / "contest.toml"
     assert load_server_config(path, insecure=True).tournament.sandbox == "none"
+
+
+def test_a_sandbox_without_its_system_call_filter_needs_insecure(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    require("bwrap")
+    from arena.launch import sandbox, seccomp
+
+    sandbox.resolve_sandbox.cache_clear()
+    sandbox.filter_problem.cache_clear()
+    monkeypatch.setattr(seccomp, "supported", lambda machine=None: "the kernel has no seccomp (switched off)")
+    try:
+        why = error(tmp_path, 'game = "blocking"\nsandbox = "bwrap"\n')
+        assert "sandbox: bwrap has no system-call filter here (the kernel has no seccomp (switched off))" in why, why
+        assert "locks and watches on shared files" in why and "--insecure" in why, why
+        assert load_server_config(tmp_path / "contest.toml", insecure=True).tournament.sandbox == "bwrap"
+    finally:
+        sandbox.resolve_sandbox.cache_clear()
+        sandbox.filter_problem.cache_clear()
 
 
 def test_contest_games_are_anonymous_unless_the_config_says(tmp_path: Path) -> None:

@@ -246,7 +246,7 @@ def test_cookies_are_http_only_and_secure_behind_an_https_proxy(server: Server) 
     plain = server.get("/login").headers["set-cookie"]
     with server.client() as proxied:
         forwarded = proxied.get("/login", headers={"X-Forwarded-Proto": "https"}).headers["set-cookie"]
-    assert "HttpOnly" in plain and "SameSite=lax" in plain and "Secure" not in plain
+    assert "HttpOnly" in plain and "SameSite=strict" in plain and "Secure" not in plain
     assert "Secure" in forwarded
 
 

@@ -12,7 +12,8 @@ from starlette.requests import Request
 from arena.server import ratelimit
 from arena.server.config import server_config_from_data
 from arena.server.draws import draw_setup, game_seed, validation_setups
-from arena.server.net import PEER_KEY, from_this_machine
+from arena.server.net import PEER_KEY, from_this_machine, network_of, origin_of
+from arena.server.origin import cross_origin
 from arena.server.privacy import game_detail, version_detail
 from arena.server.ratelimit import FailureLimiter, RateLimited
 
@@ -49,7 +50,7 @@ def test_an_address_past_its_failures_waits_for_the_window_and_others_do_not() -
 
 
 def test_a_flood_of_fresh_addresses_does_not_grow_the_limiter_without_end(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ratelimit, "MAX_ADDRESSES", 100)
+    monkeypatch.setattr(ratelimit, "MAX_NETWORKS", 100)
     clock = Clock()
     limiter = FailureLimiter(2, 60, clock)
     for number in range(1000):
@@ -60,6 +61,36 @@ def test_a_flood_of_fresh_addresses_does_not_grow_the_limiter_without_end(monkey
     limiter.fail("10.0.3.231")
     with pytest.raises(RateLimited):
         limiter.check("10.0.3.231")
+
+
+def test_failures_count_per_network_ipv4_by_address_ipv6_by_64() -> None:
+    assert network_of("198.51.100.7") == "198.51.100.7/32"
+    assert network_of("::ffff:198.51.100.7") == "198.51.100.7/32"  # IPv4 on a dual-stack socket
+    assert network_of("2001:db8:1:2::1") == network_of("2001:db8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64"
+    assert network_of("2001:db8:1:3::1") == "2001:db8:1:3::/64"
+    assert network_of("fe80::1%eth0") == "fe80::/64"
+    assert network_of("198.51.100.7", ipv4_prefix=24) == "198.51.100.0/24"
+    assert network_of("2001:db8:1:2::1", ipv6_prefix=48) == "2001:db8:1::/48"
+    assert network_of("unknown") == "unknown"  # not an IP (a Unix socket): counted alone
+
+
+def test_rotating_addresses_within_an_ipv6_64_is_held_back_and_the_next_64_is_not() -> None:
+    import ipaddress
+    import random
+
+    clock = Clock()
+    limiter = FailureLimiter(20, 60, clock)
+    draw = random.Random(36)
+    for _ in range(20):  # every guess from a fresh address of one /64
+        address = str(ipaddress.IPv6Address(0x2001_0DB8_0001_0002 << 64 | draw.getrandbits(64)))
+        network = network_of(address)
+        assert network == "2001:db8:1:2::/64"
+        limiter.check(network)
+        limiter.fail(network)
+        clock.now += 1
+    with pytest.raises(RateLimited):
+        limiter.check(network_of("2001:db8:1:2:dead:beef:0:1"))
+    limiter.check(network_of("2001:db8:1:3::1"))  # the neighbouring /64 is someone else
 
 
 @pytest.mark.parametrize("status, detail, shown", [
@@ -110,6 +141,54 @@ def test_this_machine_is_a_loopback_client_that_no_unknown_proxy_forwarded() -> 
     # A proxy the config does not know, or one that names nobody: someone else's request.
     assert not from_this_machine(request("127.0.0.1", "127.0.0.1", {"X-Forwarded-For": "203.0.113.9"}), ())
     assert not from_this_machine(request("127.0.0.1", "127.0.0.1", {"X-Forwarded-Proto": "https"}), proxies)
+
+
+def posted(headers: dict[str, str], scheme: str = "http") -> Request:
+    scope: dict[str, Any] = {"type": "http", "method": "POST", "path": "/submit", "query_string": b"",
+                             "scheme": scheme, "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 1),
+                             "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+    return Request(scope)
+
+
+def test_origins_are_compared_by_scheme_host_and_port() -> None:
+    assert origin_of("HTTP://Contest.Example.org:80/x?y") == "http://contest.example.org"
+    assert origin_of("https://contest.example.org:443") == "https://contest.example.org"
+    assert origin_of("https://contest.example.org:8443") == "https://contest.example.org:8443"
+    assert origin_of("http://[::1]:8000/") == "http://[::1]:8000"
+    for nothing in ("null", "", "file:///etc/passwd", "http://", "http://a:99999", "javascript:alert(1)",
+                    "http://user@evil.example@contest.example.org"):
+        assert origin_of(nothing) is None, nothing
+
+
+@pytest.mark.parametrize("headers, scheme, trusted, refused", [
+    ({"Host": "127.0.0.1:8000"}, "http", (), False),  # no sign of a page: a script with its token
+    ({"Host": "127.0.0.1:8000", "Origin": "http://127.0.0.1:8000"}, "http", (), False),
+    ({"Host": "127.0.0.1:8000", "Origin": "http://127.0.0.1:8000", "Sec-Fetch-Site": "same-origin"}, "http", (), False),
+    ({"Host": "127.0.0.1:8000", "Sec-Fetch-Site": "none"}, "http", (), False),  # a typed address or bookmark
+    ({"Host": "127.0.0.1:8000", "Referer": "http://127.0.0.1:8000/entrants/ada"}, "http", (), False),
+    ({"Host": "127.0.0.1:8000", "Origin": "http://127.0.0.1:8001"}, "http", (), True),  # the same site, not origin
+    ({"Host": "127.0.0.1:8000", "Origin": "http://evil.example"}, "http", (), True),
+    ({"Host": "127.0.0.1:8000", "Origin": "null"}, "http", (), True),  # a sandboxed frame, a data: page
+    ({"Host": "127.0.0.1:8000", "Sec-Fetch-Site": "cross-site"}, "http", (), True),
+    ({"Host": "127.0.0.1:8000", "Sec-Fetch-Site": "same-site"}, "http", (), True),
+    ({"Host": "127.0.0.1:8000", "Referer": "http://evil.example/"}, "http", (), True),
+    ({"Host": "127.0.0.1:8000", "Referer": "http://127.0.0.1:8000/", "Origin": "http://evil.example"}, "http", (),
+     True),
+    ({"Origin": "http://127.0.0.1:8000"}, "http", (), True),  # no Host: nothing is the server's own origin
+    # Behind an HTTPS proxy that keeps Host: the scheme is the one the proxy says (scope["scheme"]).
+    ({"Host": "contest.example.org", "Origin": "https://contest.example.org"}, "https", (), False),
+    ({"Host": "contest.example.org", "Origin": "http://contest.example.org"}, "https", (), True),
+    # A proxy that rewrites Host: refused until the site's address is trusted.
+    ({"Host": "127.0.0.1:8000", "Origin": "https://contest.example.org"}, "http", (), True),
+    ({"Host": "127.0.0.1:8000", "Origin": "https://contest.example.org"}, "http", ("https://contest.example.org",),
+     False),
+    ({"Host": "127.0.0.1:8000", "Origin": "https://evil.example"}, "http", ("https://contest.example.org",), True),
+])
+def test_a_change_is_refused_when_any_sign_says_another_origin_sent_it(
+        headers: dict[str, str], scheme: str, trusted: tuple[str, ...], refused: bool) -> None:
+    why = cross_origin(posted(headers, scheme), trusted)
+    assert bool(why) == refused, why
+    assert "\n" not in why
 
 
 def test_validation_draws_its_setups_as_the_ladder_does(tmp_path: Path) -> None:

@@ -28,7 +28,13 @@ import pytest
 from arena.launch.archive import tarfile_filter_warning
 from arena.launch.build import BuildLimits, run_contained
 from arena.launch.sandbox import Sandbox, resolve_sandbox
-from tests.fixtures.bombs import PAX_BOMB, escaping_tar, pax_bomb_declared, zip_liar, zip_overlapping
+from tests.fixtures.bombs import (
+    PAX_BOMB,
+    escaping_tar,
+    pax_bomb_declared,
+    zip_liar,
+    zip_overlapping,
+)
 from tests.helpers import FIXTURES, require
 from tests.server.fixtures import FEWEST, tar_of, zip_of
 from tests.server.server import Server, make_server

@@ -279,3 +279,23 @@ def test_failed_logins_and_bad_tokens_are_limited_per_address(server: Server) ->
         assert browser.get("/", headers=attacker).status_code == 200  # the public pages stay open
     counted = metrics(server.get("/metrics").text)
     assert counted["arena_auth_failures_total"] >= 20 and counted["arena_auth_refused_total"] >= 2
+
+
+def test_bad_tokens_from_fresh_addresses_of_one_ipv6_64_are_held_back_together(server: Server) -> None:
+    import ipaddress
+    import random
+
+    draw = random.Random(64)
+
+    def within(network: int) -> dict[str, str]:  # a fresh address of 2001:db8:36:NETWORK::/64 each time
+        return {"X-Forwarded-For": str(ipaddress.IPv6Address((0x2001_0DB8_0036 << 80) | (network << 64)
+                                                             | draw.getrandbits(64)))}
+
+    with server.client("not-a-token-" + "y" * 30) as wrong:
+        answers = [wrong.get("/api/submissions", headers=within(1)).status_code for _ in range(20)]
+        assert set(answers) == {401}
+        held = wrong.get("/api/submissions", headers=within(1))
+    assert held.status_code == 429 and "from this network" in held.json()["error"]
+    with server.client(server.tokens["bob"]) as bob:
+        assert bob.get("/api/submissions", headers=within(1)).status_code == 429  # anyone in that /64 waits
+        assert bob.get("/api/submissions", headers=within(2)).status_code == 200  # the next /64 does not

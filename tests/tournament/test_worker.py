@@ -11,8 +11,8 @@ import pytest
 
 from arena.tournament import worker
 from arena.tournament.config import config_from_data
-from arena.tournament.formats import plan_for
 from arena.tournament.executors import make_plan
+from arena.tournament.formats import plan_for
 from arena.tournament.worker import MatchRunner
 from tests.helpers import alive
 

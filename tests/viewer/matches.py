@@ -1,29 +1,34 @@
-"""Seeded matches of every game with logs, shared by the replay and viewer tests."""
+"""Seeded matches of every game found, with logs, shared by the replay and viewer tests.
+
+Each game's small seeded match is its folder's tests/golden.json (bots, partial setup, seed).
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from arena.games import State
+from arena.games import State, game_file, game_names
 from arena.logs.matchlog import MatchLog, read_log
 from arena.logs.replay import positions
 from tests.helpers import run
 
-# game -> (bots, partial setup, seed): small, quick matches with several plies each.
-MATCHES: dict[str, tuple[list[str], dict[str, Any], int]] = {
-    "arrows": (["greedy", "random"], {"cols": 10, "rows": 10}, 4),
-    "blocking": (["maxblock", "random"], {"rows": 9, "cols": 11}, 4),
-    "tiles": (["greedy", "random"], {}, 4),
-    "tenten": (["greedy"], {"size": 8, "max_rounds": 6}, 3),
-    "blocky": (["random", "smart"], {"turns": 8, "max_depth": 3}, 6),
-}
-GAMES = sorted(MATCHES)
+
+def recipe(game: str) -> tuple[list[str], dict[str, Any], int]:
+    """(bots, partial setup, seed) of a game's small seeded match."""
+    path = game_file(game, "tests/golden.json")
+    assert path is not None, f"{game} has no tests/golden.json"
+    data = json.loads(path.read_text())
+    return data["bots"], data["setup"], data["seed"]
+
+
+GAMES = [game for game in game_names() if game_file(game, "tests/golden.json") is not None]
 
 
 def play(game: str, directory: Path, seed: int | None = None) -> Path:
     """Play the game's seeded match (or the same one with another seed); return its log."""
-    bots, setup, default_seed = MATCHES[game]
+    bots, setup, default_seed = recipe(game)
     seed = default_seed if seed is None else seed
     path = directory / f"{game}-{seed}.msgpack"
     run(game, bots, setup, seed=seed, log=path)

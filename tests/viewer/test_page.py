@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from arena.logs.matchlog import read_log
-from arena.viewer.frames import block_rect, match_data, quad_leaves
+from arena.viewer.frames import match_data
 from arena.viewer.page import CSP, embed_json, match_page, write_match_page
 from arena.viewer.report import ReportError, write_report
-from tests.viewer.matches import GAMES, play, snapshots
+from tests.viewer.matches import GAMES, play
 
 EMBEDDED = re.compile(r'<script type="application/json" id="arena-data">(.*?)</script>', re.S)
 
@@ -51,22 +51,6 @@ def test_hostile_bot_name_is_escaped(logs: dict[str, Path]) -> None:
     log.header["seats"][0]["name"] = "<img src=x onerror=alert(1)>"
     html = match_page(match_data(log))
     assert "<img src=x" not in html and "&lt;img src=x" in html
-
-
-def test_blocky_geometry() -> None:
-    # RULES.md example: [[0, 1, 1, 3], 2, 1, 3] at max depth 2.
-    leaves = quad_leaves([[0, 1, 1, 3], 2, 1, 3], 2)
-    assert [3, 0, 1, 0] in leaves and [0, 0, 2, 2] in leaves and [2, 2, 2, 3] in leaves
-    assert sum(size * size for _, _, size, _ in leaves) == 16
-    assert block_rect([], 2) == [0, 0, 4] and block_rect([0, 1], 2) == [2, 0, 1] and block_rect([3], 2) == [2, 2, 2]
-
-
-def test_frames_follow_the_engine(logs: dict[str, Path]) -> None:
-    log = read_log(logs["blocking"])
-    data = match_data(log)
-    for frame, state in zip(data["frames"], snapshots(log), strict=True):
-        grid = "".join(state.render().split())
-        assert "".join("-" if ch == "-" else "X" for ch in frame["board"]["grid"]) == grid
 
 
 def test_truncated_log_page_shows_what_it_holds(logs: dict[str, Path], tmp_path: Path) -> None:

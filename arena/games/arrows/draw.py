@@ -8,7 +8,6 @@ from typing import Any
 from arena.games import State
 from arena.kit.drawing import Frame, Framer
 
-
 ARROW_STEPS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))  # RULES.md
 RESIGN = 255
 

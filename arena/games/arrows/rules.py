@@ -29,13 +29,13 @@ from functools import lru_cache
 from typing import Any
 
 from arena.games.base import (
-    game_of_module,
     Event,
     Game,
     IllegalMove,
     Move,
     SetupError,
     State,
+    game_of_module,
     is_int,
     iter_bits,
     need_int,

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from typing import Any, Union
 
 from arena.games.base import (
-    game_of_module,
     Event,
     Game,
     IllegalMove,
@@ -17,6 +16,7 @@ from arena.games.base import (
     SetupError,
     State,
     chance_rng,
+    game_of_module,
     is_int,
     need_int,
     need_list,

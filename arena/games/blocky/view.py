@@ -9,7 +9,6 @@ from arena.kit.terminal import View
 
 from .rules import KINDS, SYMBOLS, BlockyState
 
-
 BLOCKY_ALIASES = {"cw": "rotate_cw", "ccw": "rotate_ccw", "h": "swap_h", "v": "swap_v", "s": "smash",
                   "p": "paint", "c": "combine", "pass": "pass", **{k: k for k in KINDS}}
 BLOCKY_BG = ("bg_red", "bg_green", "bg_yellow", "bg_blue", "bg_magenta", "bg_cyan", "bg_white")

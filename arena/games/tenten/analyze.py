@@ -20,9 +20,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO, cast
 
-from arena.kit.analysis import EXIT_OK, Analyzer, GameRunner
 from arena.argtypes import CliError
 from arena.games.base import Move, SetupError
+from arena.kit.analysis import EXIT_OK, Analyzer, GameRunner
+
 from .rules import GAME, NAME, TentenState
 
 DEFAULT_MAX_SECONDS = 300.0  # the exact search gives up after this long (best line found kept)

@@ -8,7 +8,6 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from arena.games.base import (
-    game_of_module,
     Event,
     Game,
     IllegalMove,
@@ -16,6 +15,7 @@ from arena.games.base import (
     SetupError,
     State,
     chance_rng,
+    game_of_module,
     is_int,
     need_int,
     need_list,

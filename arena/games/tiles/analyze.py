@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from arena.kit.analysis import EXIT_OK, Analyzer, GameRunner
 from arena.argtypes import CliError, positive_int, positive_seconds
+from arena.kit.analysis import EXIT_OK, Analyzer, GameRunner
 
 
 def add_tiles_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,8 +75,8 @@ def tiles_searches(rules: Any, position: Any, max_states: int, max_seconds: floa
 
 def run_tiles(args: argparse.Namespace, setup: dict[str, Any], runner: GameRunner) -> int:
     """`arena analyze tiles SETUP [--experiment]`."""
-    from .rules import GAME as TILES
     from .bots.search import Rules
+    from .rules import GAME as TILES
 
     state = TILES.new_state(setup)
     if state.is_over():

@@ -20,13 +20,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games.base import (
-    game_of_module,
     Event,
     Game,
     IllegalMove,
     Move,
     SetupError,
     State,
+    game_of_module,
     is_int,
     need_int,
     need_list,

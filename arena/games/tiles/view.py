@@ -9,7 +9,6 @@ from arena.kit.terminal import SEAT_STYLES, Command, View
 
 from .rules import COLOUR_NAMES, COLOURS, TilesState
 
-
 TILE_STYLES = {"g": ("bold", "yellow"), "b": ("bold", "blue")}
 COLOUR_WORDS = {"g": "g", "y": "g", "yellow": "g", "geel": "g", "b": "b", "blue": "b", "blauw": "b"}
 

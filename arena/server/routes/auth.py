@@ -29,7 +29,7 @@ async def login(request: Request) -> Response:
     target = "/admin" if who.admin else f"/entrants/{who.name}"
     response = RedirectResponse(target, status_code=303)
     response.set_cookie(SESSION_COOKIE, web.contest.keys.session_cookie(who), max_age=SESSION_DAYS * 86400,
-                        httponly=True, samesite="lax", secure=web.secure(request))
+                        httponly=True, samesite="strict", secure=web.secure(request))
     return response
 
 
@@ -40,7 +40,7 @@ async def logout(request: Request) -> Response:
     if await web.checked_form(request, caller) is None:
         return web.forbidden(request, caller)
     response = RedirectResponse("/", status_code=303)
-    response.delete_cookie(SESSION_COOKIE)
+    response.delete_cookie(SESSION_COOKIE, httponly=True, samesite="strict", secure=web.secure(request))
     return response
 
 

@@ -39,10 +39,10 @@ async def take_upload(web: Site, caller: Caller, upload: Any) -> tuple[int, str,
 
 
 async def api_submit(request: Request) -> Response:
-    """POST /api/submissions: a new version, from the multipart field 'file'."""
+    """POST /api/submissions: a new version, from the multipart field 'file' (a bearer token's entrant only)."""
     web = site(request)
     contest = web.contest
-    caller = contest.caller(request)
+    caller = contest.caller(request, session=False)
     if caller.entrant is None:
         return JSONResponse({"error": contest.no_entrant(request, caller)}, status_code=401)
     if too_large(web, request):
@@ -76,11 +76,11 @@ async def form_submit(request: Request) -> Response:
 
 
 async def scrimmage(request: Request) -> Response:
-    """A test game against a chosen version: JSON from the API, a form from the page."""
+    """A test game against a chosen version: JSON from the API (a bearer token), a form from the page (CSRF)."""
     web = site(request)
     contest = web.contest
-    caller = contest.caller(request)
-    api = bearer(request)
+    api = bearer(request) or request.url.path.startswith("/api/")
+    caller = contest.caller(request, session=not api)
     if caller.entrant is None:
         return JSONResponse({"error": contest.no_entrant(request, caller)}, status_code=401) if api else \
             RedirectResponse("/login", status_code=303)

@@ -40,12 +40,12 @@ async def register(web: Site, caller: Caller, text: object) -> tuple[int, str, i
 
 
 async def api_remote(request: Request) -> Response:
-    """GET /api/remote: where and with which server key remote bots connect; POST: register a public key."""
+    """GET /api/remote: where and with which server key remote bots connect; POST: register a public key (a token)."""
     web = site(request)
     if request.method == "GET":
         return JSONResponse(server_info(web))
     contest = web.contest
-    caller = contest.caller(request)
+    caller = contest.caller(request, session=False)
     if caller.entrant is None:
         return JSONResponse({"error": contest.no_entrant(request, caller)}, status_code=401)
     body = (await request.body())[:MAX_KEY_BYTES + 1]

@@ -6,9 +6,10 @@ import time
 from typing import Any, cast
 
 from arena.games import Move
+from bots.common import GameBot, int_option
+
 from ..rules import ArrowsState
 from .search import Board, Searcher, SearchStats, longest_path
-from bots.common import GameBot, int_option
 
 RESERVE_MS = 250  # never planned: messaging, scheduling hiccups, the referee's bookkeeping
 PER_MOVE_MS = 6  # overhead of every move still to come, outside the search
@@ -36,6 +37,7 @@ class AlphaBetaBot(GameBot):
     """
 
     name = "alphabeta"
+    fixed_effort = "nodes=3000"
     strength = 3
     game = "arrows"
     description = "iterative-deepening alpha-beta, territory evaluation, space-filling endgame"

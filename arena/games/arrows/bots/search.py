@@ -18,8 +18,9 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from ..rules import DIRECTIONS
 from bots.common import bits
+
+from ..rules import DIRECTIONS
 
 WIN = 100_000  # a won game; WIN - plies prefers quicker wins and slower losses
 DECIDED = WIN - 1_000  # scores beyond this are proven results

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from arena.games import Move
-from ..rules import ArrowsState, neighbour_masks
 from bots.common import GameBot
+
+from ..rules import ArrowsState, neighbour_masks
 
 
 def next_target_room(state: ArrowsState, direction: int) -> int:

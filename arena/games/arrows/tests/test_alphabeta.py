@@ -11,14 +11,15 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.games import get_game
-from ..rules import ArrowsState
 from arena.setups import complete_setup
+from protocol.bot import Bot
+from tests.helpers import duel, run
+
 from ..bots import BOTS
 from ..bots.alphabeta import AlphaBetaBot
 from ..bots.search import DECIDED, WIN, Board, Searcher, longest_path, territory
 from ..bots.simple import GreedyBot, RandomBot
-from protocol.bot import Bot
-from tests.helpers import duel, run
+from ..rules import ArrowsState
 
 GAME = get_game("arrows")
 BOARD_10 = {"cols": 10, "rows": 10, "density": 0.1}

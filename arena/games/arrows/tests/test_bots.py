@@ -7,6 +7,7 @@ import random
 import pytest
 
 from arena.games import get_game
+
 from ..bots import BOTS, GreedyBot, RandomBot
 from ..bots.simple import next_target_room
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.games import IllegalMove, SetupError, get_game
+
 from ..rules import (
     DIRECTIONS,
     ArrowsState,

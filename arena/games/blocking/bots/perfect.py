@@ -6,6 +6,8 @@ import time
 from typing import Any, cast
 
 from arena.games import Move
+from bots.common import GameBot, bits
+
 from ..rules import BlockingState
 from .grundy import (
     GrundySolver,
@@ -15,7 +17,6 @@ from .grundy import (
     split,
     variants,
 )
-from bots.common import GameBot, bits
 
 RESERVE_MS = 150  # never planned: messaging, the referee's margin of error, GC pauses
 PER_MOVE_RESERVE_MS = 4  # overhead of each remaining move outside choose()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from arena.games import Move
-from ..rules import BlockingState, iter_bits
 from bots.common import GameBot
+
+from ..rules import BlockingState, iter_bits
 
 
 class SequentialBot(GameBot):

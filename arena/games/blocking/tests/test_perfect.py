@@ -9,13 +9,14 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.games import get_game
-from ..rules import BlockingState, neighbourhoods
+from protocol.bot import Bot
+from tests.helpers import duel, run
+
 from ..bots import BOTS
 from ..bots.grundy import DAWSON, GrundySolver, normalise
 from ..bots.perfect import BoardFrame, PerfectBot
 from ..bots.simple import MaxBlockBot, RandomBot, SequentialBot
-from protocol.bot import Bot
-from tests.helpers import duel, run
+from ..rules import BlockingState, neighbourhoods
 
 GAME = get_game("blocking")
 BUDGET_MS = ClockSettings().budget_ms  # the default budget of a match

@@ -21,8 +21,9 @@ import time
 from typing import Any
 
 from arena.games import Move
-from ..rules import PENALTY, BlockyState, goal_score, random_tree
 from bots.common import GameBot, int_option
+
+from ..rules import PENALTY, BlockyState, goal_score, random_tree
 
 SAFETY_MS = 100.0  # kept back from the whole-match clock
 OVERHEAD_MS = 5.0  # assumed cost of one move outside the evaluation (messages, mirror)

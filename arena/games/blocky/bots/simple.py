@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from arena.games import Move
-from ..rules import BlockyState
 from bots.common import GameBot, int_option
+
+from ..rules import BlockyState
 
 
 class RandomBot(GameBot):

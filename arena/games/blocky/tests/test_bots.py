@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from ..rules import GAME
 from ..bots import BOTS
 from ..bots.simple import RandomBot, SmartBot
+from ..rules import GAME
 
 
 def referee(bots: list, setup: dict, seed: int) -> tuple[list[float], list]:

@@ -8,11 +8,12 @@ import time
 import pytest
 
 from arena.clock import ClockSettings
-from ..rules import GAME, PENALTY, flatten, goal_score
+from tests.helpers import run
+
 from ..bots import BOTS
 from ..bots.greedy import GreedyBot, cell_of
 from ..bots.simple import SmartBot
-from tests.helpers import run
+from ..rules import GAME, PENALTY, flatten, goal_score
 
 
 def referee(bots: list, setup: dict, seed: int, time_left_ms: int = 10_000) -> list[float]:

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from arena.games import IllegalMove, SetupError, get_game
+
 from ..rules import (
     GAME,
     blob_score,

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from arena.games import Move
+from bots.common import GameBot, int_option
+
 from ..rules import (
     CATALOGUE,
     Block,
@@ -35,7 +37,6 @@ from ..rules import (
     placements,
     score_drop,
 )
-from bots.common import GameBot, int_option
 from .evaluate import DEAD, DEFAULT_WEIGHTS, Evaluator, Weights, evaluator
 
 # The rounds an unbounded game is assumed to have left: each round spends at most 1/UNBOUNDED
@@ -313,6 +314,7 @@ class LookaheadBot(GameBot):
 
     name = "lookahead"
     strength = 3
+    fixed_effort = "max_width=4,samples=2"
     game = "tenten"
     description = "round search (all orders × placements, widening beam) with a room evaluation"
 

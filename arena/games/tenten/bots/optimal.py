@@ -37,6 +37,7 @@ from functools import lru_cache
 from typing import Any, cast
 
 from arena.games import Move
+
 from ..rules import (
     Block,
     TentenState,
@@ -382,6 +383,7 @@ class OptimalBot(LookaheadBot):
 
     name = "optimal"
     strength = 4
+    fixed_effort = "max_width=4,samples=2"
     game = "tenten"
     description = "exact best score of a known sequence (backtracking, bound, memo); else lookahead"
 

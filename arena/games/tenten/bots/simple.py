@@ -7,6 +7,8 @@ from functools import lru_cache
 from typing import Any
 
 from arena.games import Move
+from bots.common import GameBot
+
 from ..rules import (
     Block,
     Placement,
@@ -15,7 +17,6 @@ from ..rules import (
     placements,
     score_drop,
 )
-from bots.common import GameBot
 
 # One step of a plan: the board and offer expected before it, the shape to drop and where.
 Step = tuple[tuple[int, tuple[Block, ...]], Block, Placement]

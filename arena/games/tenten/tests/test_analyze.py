@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from ..analyze import analyze_tenten, highest_score, play_greedy, start
 from arena.cli.main import main
 from arena.games.base import SetupError
-from ..rules import GAME
 from tests.helpers import ROOT
 
+from ..analyze import analyze_tenten, highest_score, play_greedy, start
+from ..rules import GAME
 from .test_strong import exact, short_sequence
 
 DEMO = Path(__file__).resolve().parents[1] / "setups" / "tenten-sequence.json"

@@ -8,10 +8,9 @@ import time
 
 import pytest
 
-from ..bots import simple
-from ..rules import GAME, placements, score_drop, to_block
-from ..bots import BOTS
+from ..bots import BOTS, simple
 from ..bots.simple import GreedyBot, RandomBot, RoundPlanner
+from ..rules import GAME, placements, score_drop, to_block
 
 DOT = [[0, 0]]
 H2 = [[0, 0], [1, 0]]

@@ -7,15 +7,16 @@ import time
 from functools import cache
 from pathlib import Path
 
-from ..analyze import highest_score, play_greedy, start
 from arena.clock import ClockSettings
-from ..rules import GAME, TentenState
+from tests.helpers import run
+
+from ..analyze import highest_score, play_greedy, start
 from ..bots import BOTS
 from ..bots.evaluate import evaluator
 from ..bots.lookahead import LookaheadBot, plan_round
 from ..bots.optimal import OptimalBot, SequenceSolver, greedy_line, split_rounds
 from ..bots.simple import GreedyBot
-from tests.helpers import run
+from ..rules import GAME, TentenState
 
 DEMO = Path(__file__).resolve().parents[1] / "setups" / "tenten-sequence.json"
 DOT = [[0, 0]]

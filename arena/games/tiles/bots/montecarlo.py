@@ -6,8 +6,9 @@ import time
 from typing import Any, cast
 
 from arena.games import Move
-from ..rules import TilesState
 from bots.common import GameBot, int_option
+
+from ..rules import TilesState
 from .search import Position, Rules, engine_move, monte_carlo
 
 RESERVE_MS = 200  # never planned: messaging and scheduling hiccups

@@ -6,8 +6,9 @@ import time
 from typing import Any, cast
 
 from arena.games import Move
-from ..rules import TilesState
 from bots.common import GameBot, int_option
+
+from ..rules import TilesState
 from .montecarlo import MatchRules, move_budget_s
 from .search import AlphaBeta, SearchAborted, engine_move, monte_carlo
 

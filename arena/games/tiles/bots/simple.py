@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from arena.games import Move
-from ..rules import COLOURS, TilesState
 from bots.common import GameBot
+
+from ..rules import COLOURS, TilesState
 
 
 def row_fill_after(state: TilesState, move: Move) -> int:

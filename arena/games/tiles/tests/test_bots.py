@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.games import get_game
+
 from ..bots import BOTS, GreedyBot, RandomBot
 from ..bots.simple import row_fill_after
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.games import IllegalMove, SetupError, get_game
+
 from ..rules import TilesState, distinct_moves, fold_plates, setup_to_text
 
 GAME = get_game("tiles")

@@ -8,14 +8,15 @@ import time
 import pytest
 
 from arena.games import get_game
-from ..rules import TilesState, distinct_moves
+from protocol.bot import Bot
+from tests.helpers import duel, run
+
 from ..bots import BOTS
 from ..bots.montecarlo import MonteCarloBot
 from ..bots.perfect import PerfectBot
 from ..bots.search import AlphaBeta, PlainNegamax, Rules, engine_move, monte_carlo
 from ..bots.simple import GreedyBot, RandomBot
-from protocol.bot import Bot
-from tests.helpers import duel, run
+from ..rules import TilesState, distinct_moves
 
 GAME = get_game("tiles")
 

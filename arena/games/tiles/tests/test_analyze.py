@@ -1,18 +1,15 @@
-"""`arena analyze`: the tiles analyzer, its experiment, errors, and the per-game registry."""
+"""`arena analyze tiles`: the exact searches, the experiment, and its errors."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import pkgutil
 from pathlib import Path
 
 import pytest
 
-from arena.analyze import cli as analyze
 from arena.cli.main import main
 
-SETUPS = Path(__file__).resolve().parents[2] / "configs" / "setups"
+SETUPS = Path(__file__).resolve().parents[1] / "setups"
 OPENING = str(SETUPS / "tiles-opening.txt")
 MIDGAME = str(SETUPS / "tiles-midgame.json")
 
@@ -92,35 +89,3 @@ def test_a_finished_position_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
                                 "boards": [[[1, 0]], [[0, 0]]], "to_move": 1}))
     code, _, err = run_cli(capsys, "tiles", str(done))
     assert code == 2 and "already over" in err
-
-
-def test_another_game_plugs_in_with_one_registration(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    seen = {}
-
-    def add(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--depth", type=int, default=1)
-
-    def run(args: argparse.Namespace, setup: dict) -> int:
-        seen.update(setup=setup, depth=args.depth)
-        print("analysed")
-        return 0
-
-    path = tmp_path / "board.json"
-    path.write_text(json.dumps({"rows": 3, "cols": 4}))
-    analyze.register_analyzer(analyze.Analyzer("blocking", "test analyzer", add, run))
-    try:
-        code, out, _ = run_cli(capsys, "blocking", str(path), "--depth", "3")
-    finally:
-        del analyze.ANALYZERS["blocking"]
-    assert code == 0 and out == "analysed\n"
-    assert seen == {"setup": {"rows": 3, "cols": 4, "blocked": []}, "depth": 3}
-
-
-def test_every_analyze_module_is_imported(monkeypatch: pytest.MonkeyPatch) -> None:
-    imported = []
-    fake = [pkgutil.ModuleInfo(None, name, False) for name in ("fake", "cli", "registry")]  # type: ignore[arg-type]
-    monkeypatch.setattr(analyze.pkgutil, "iter_modules", lambda path: fake)
-    monkeypatch.setattr(analyze.importlib, "import_module", imported.append)
-    analyze.load_analyzer_modules()
-    assert imported == ["arena.analyze.fake"]
