@@ -21,6 +21,7 @@ from typing import Any
 
 from arena.games import Game, GameError, State, game_file, game_folder, game_module
 from arena.games.conformance import check_game, players_for
+from arena.games.seats import play_turn, random_turn
 from arena.kit.terminal import Terminal, View
 from arena.launch.plugins import RegisteredBot, bots_for
 from arena.logs.matchlog import read_log
@@ -168,7 +169,7 @@ def _play_bots(name: str, bots: list[RegisteredBot], tmp: Path, budget_ms: int, 
 
 
 def _playouts(game: Game, count: int) -> list[tuple[State, list[tuple[int, Any, State, State]]]]:
-    """Random playouts: the initial state and every (seat, move, before, after)."""
+    """Random playouts: the initial state and every (seat, move, before, after) (a turn of several movers: each)."""
     found = []
     for seed in range(count):
         players = players_for(game, seed)
@@ -176,11 +177,10 @@ def _playouts(game: Game, count: int) -> list[tuple[State, list[tuple[int, Any, 
         state, _ = game.start(game.random_setup(rng, players), players, seed)
         initial, steps = state.copy(), []
         while not state.is_over() and len(steps) < 400:
-            seat = state.to_move()
             before = state.copy()
-            move = rng.choice(state.legal_moves())
-            state.apply(move)
-            steps.append((seat, move, before, state.copy()))
+            moves = random_turn(state, rng)
+            play_turn(state, moves)
+            steps += [(seat, move, before, state.copy()) for seat, move in moves.items()]
         found.append((initial, steps))
     return found
 
@@ -267,7 +267,11 @@ def _docs(name: str) -> Part:
                 move, setup = json.loads(move_text), json.loads(setup_text)
                 players = max(1, game.min_players)
                 state, _ = game.start(game.validate_setup(setup, players), players, 1)
-                state.apply(move)
+                movers = state.movers()
+                if len(movers) > 1:
+                    state.check_move(movers[0], move)  # a simultaneous turn: the first mover's move
+                else:
+                    state.apply(move)
             except (ValueError, GameError) as exc:
                 problems.append(f"example move {move_text} on {setup_text}: {exc}")
         told = f", {len(examples)} example move{'s' * (len(examples) != 1)} legal" if examples else ""

@@ -274,7 +274,7 @@ class Referee:
             "kind": "move", "ply": ply, "seat": seat, "move": move,
             "time_ms": round(used_ms, 3),
             "clocks": [round(c.left_ms, 3) for c in self.clocks],
-            **self.clocks[seat].margin_record(), **_network_record(network_ms),
+            **self.clocks[seat].margin_record(), **network_record(network_ms),
         }
         if self.log.path is not None:
             record["pos"] = position_fingerprint(state)
@@ -344,7 +344,7 @@ class Referee:
         for seat, (_, used_ms) in sorted(replies.items()):
             self.log.write({"kind": "ready", "seat": seat, "time_ms": round(used_ms, 3),
                             "clock": round(self.clocks[seat].left_ms, 3), **self.clocks[seat].margin_record(),
-                            **_network_record(network[seat])})
+                            **network_record(network[seat])})
         return failure
 
     def _request_move(self, seat: int, ply: int) -> Waiting:
