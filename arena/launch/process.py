@@ -25,7 +25,9 @@ from arena.launch.isolation import (
     become_subreaper,
     process_tree_cpu_ms,
     reap_children,
+    run_delay_ms,
     sweep_orphans,
+    tree_pids,
 )
 from arena.launch.launcher import BOT_DIR_PREFIX
 from arena.launch.sandbox import (
@@ -471,6 +473,12 @@ class BotProcess:
         if self.cgroup is not None:
             return self.cgroup.cpu_ms()
         return process_tree_cpu_ms(self.pid) if self.pid else 0.0
+
+    def run_delay_ms(self) -> float:
+        """How long the bot's processes have waited for a CPU they were ready to use (a busy machine's time)."""
+        if not self.pid:
+            return 0.0
+        return run_delay_ms(self.cgroup.pids() if self.cgroup is not None else tree_pids(self.pid))
 
     def kill(self) -> None:
         """Kill the bot and every descendant (setsid ones too), reap, release fds and directory."""

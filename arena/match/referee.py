@@ -27,7 +27,7 @@ from arena.match.matchid import bot_match_id, seed_key
 from arena.match.player import Player
 from arena.match.result import Failure, MatchResult
 from arena.match.trace import Tracer, TraceTap
-from arena.match.waits import Requests, Waiting, hello_hint, network_record, silence_hint, time_detail
+from arena.match.waits import Requests, Waiting, hello_hint, network_record, silence_hint, start_wait, time_detail
 from arena.match.transport import SeatState
 from protocol.messages import Reason, end_message, init_message, turn_message
 
@@ -400,15 +400,8 @@ class Referee:
 
     def _start_wait(self, seat: int, kind: str, seq: int) -> Waiting:
         """Start the clock of a request about to be sent to seat."""
-        clock = self.clocks[seat]
-        allowance = clock.allowance_ms()
-        now = time.monotonic()
-        process = self.players[seat].process
-        if self.seat_settings[seat].mode == ClockMode.CPU and process is not None:
-            return Waiting(kind, seq, now, clock.wall_cap_after(now), allowance, process.cpu_ms(), clock.margin_ms)
-        grace = self.players[seat].peer.grace_ms  # the wire's own time (a remote seat's network): not charged
-        return Waiting(kind, seq, now, clock.deadline_after(now) + grace / 1000.0, allowance, None,
-                        clock.margin_ms, grace)
+        cpu = self.seat_settings[seat].mode == ClockMode.CPU
+        return start_wait(self.clocks[seat], kind, seq, self.players[seat].process, cpu, self.players[seat].peer.grace_ms)
 
     def _used_ms(self, seat: int, w: Waiting, now: float) -> float:
         """What a request has cost the seat so far: wall time, or CPU time in cpu mode."""
@@ -422,7 +415,8 @@ class Referee:
     def _over_budget(self, waiting: dict[int, Waiting], now: float) -> tuple[int, Waiting, bool] | None:
         """The first waiting seat past its deadline or, in cpu mode, past its CPU time (False) or wall cap (True)."""
         for seat, w in waiting.items():
-            if now >= w.deadline:
+            process = self.players[seat].process
+            if w.past_deadline(now, process.run_delay_ms if process is not None else lambda: 0.0):
                 return seat, w, True
             if w.cpu_start is not None and self._used_ms(seat, w, now) > w.allowance_ms + w.margin_ms:
                 return seat, w, False

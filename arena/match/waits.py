@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
-from arena.clock import ClockSettings
+from arena.clock import ClockSettings, SeatClock
 
 
 def ms(value: float) -> str:
@@ -30,6 +32,21 @@ class Waiting:
     cpu_start: float | None = None  # cpu mode: the bot's CPU time when the request was sent
     margin_ms: float = 0.0  # the seat's margin left when the request was sent
     grace_ms: float = 0.0  # what the seat's wire may take uncharged (0 on this machine)
+    delay_start: float | None = None  # cpu mode: how long the bot had waited for a CPU when the request was sent
+    cap: float = 0.0  # cpu mode: the wall cap as set when the request was sent
+
+    def past_deadline(self, now: float, run_delay_ms: Callable[[], float]) -> bool:
+        """Whether the deadline has passed; in cpu mode the time the bot waited for a CPU moves the wall cap on.
+
+        A bot ready to run but given no CPU lost that time to the machine, not to thinking or sleeping:
+        the wall cap counts only the time it ran or chose to wait.
+        """
+        if now < self.deadline:
+            return False
+        if self.delay_start is None:
+            return True
+        self.deadline = self.cap + max(0.0, run_delay_ms() - self.delay_start) / 1000.0
+        return now >= self.deadline
 
 
 @dataclass
@@ -38,6 +55,18 @@ class Requests:
 
     waiting: dict[int, Waiting]
     replies: dict[int, tuple[dict[str, Any], float]] = field(default_factory=dict)
+
+
+def start_wait(clock: SeatClock, kind: str, seq: int, process: Any, cpu: bool, grace_ms: float) -> Waiting:
+    """The wait of a request about to be sent: its deadline, and in cpu mode where the bot's CPU clocks stand."""
+    allowance, now = clock.allowance_ms(), time.monotonic()
+    if cpu and process is not None:
+        cap = clock.wall_cap_after(now)
+        return Waiting(kind, seq, now, cap, allowance, process.cpu_ms(), clock.margin_ms, 0.0, process.run_delay_ms(),
+                       cap)
+    # The wire's own time (a remote seat's network) is not charged.
+    return Waiting(kind, seq, now, clock.deadline_after(now) + grace_ms / 1000.0, allowance, None, clock.margin_ms,
+                   grace_ms)
 
 
 def time_detail(settings: ClockSettings, w: Waiting, wall: bool) -> str:
