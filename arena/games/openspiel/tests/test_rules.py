@@ -109,3 +109,22 @@ def test_worlds_drawn_for_a_seat_keep_what_it_saw_and_vary_what_it_did_not() -> 
         assert world.history()[1] == own
     assert drawn == {0, 1, 2} - {own}  # seat 0's card: both it could hold, never seat 1's own
     assert other in drawn
+
+
+def test_a_person_types_an_action_by_its_number_or_its_name() -> None:
+    import io
+
+    from arena.kit.terminal import Terminal
+
+    from ..view import VIEW
+
+    game = get_game("openspiel:kuhn_poker")
+    state, opening = game.start({}, 2, 1)
+    view = VIEW(game, Terminal(False, io.StringIO()), ["you", "bot"], [0])
+    assert view.parse("bet", state) == (1, None) and view.parse("0", state) == (0, None)
+    move, reason = view.parse("raise", state)
+    assert move is None and "Legal actions: 0 = Pass; 1 = Bet." in reason
+    seen = Knowledge(game, 0)
+    seen.apply_event(state.observe(opening[0], 0)[1])
+    assert view.parse("Pass", seen) == (0, None)  # from what the seat was sent alone
+    assert view.announce(1, 1, state, state) == "bot moved."  # another's action in a hidden game: not named
