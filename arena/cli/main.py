@@ -98,7 +98,7 @@ def cmd_games(args: argparse.Namespace) -> int:
         print(f"{name}:SPEC  a family of games: {family_note(name)}")
         folder = game_folder(name)
         print(f"  folder: {folder.path}" + ("" if folder.builtin else f" ({folder.origin})"))
-        print(f"  bots (each game of it): {', '.join(bot.name for bot in bots_for(name)) or 'none'}")
+        print(f"  bots: {', '.join(bot.name for bot in bots_for(name)) or 'none'} (each game of the family)")
     return EXIT_OK
 
 

@@ -167,7 +167,7 @@ def test_a_family_plays_lists_and_checks_from_the_command_line(games: Path) -> N
     family = [line for line in listed.splitlines() if line.startswith("take")]
     assert family == ["take:SPEC  a family of games: Take: a pile of stones, each takes 1 to 3 in turn; who takes the "
                       "last wins (the family take:N)."]
-    assert "bots (each game of it): greedy, ones" in listed
+    assert "  bots: greedy, ones (each game of the family)" in listed
     checked = arena("--games", str(games), "check-game", "take:7", "--no-browser", "--games", "3",
                     cwd=games.parent)
     assert checked.returncode == 0, checked.stdout + checked.stderr
