@@ -67,3 +67,12 @@ def test_mcts_beats_random_at_connect_four_within_a_short_clock(tmp_path: Path) 
         assert verify(read_log(log)).ok
         wins += result.ranks[seats.index("mcts")] == 1
     assert wins == 2
+
+
+def test_check_game_passes_for_kuhn_poker() -> None:
+    from arena.gamecheck.folder import check_folder
+
+    report = check_folder("openspiel:kuhn_poker", games=4, browser=False)
+    assert report.ok, "\n".join(report.lines())
+    assert {part.key: part.status for part in report.parts} == {
+        "rules": "ok", "bots": "ok", "view": "ok", "drawing": "none", "docs": "ok", "demo": "none"}
