@@ -27,6 +27,7 @@ from arena.launch.plugins import RegisteredBot, bots_for
 from arena.logs.matchlog import read_log
 from arena.outcomes import FAILURES
 from arena.play.views import view_class
+from arena.tournament.adhoc import run_name
 from arena.tournament.config import ConfigError, config_from_data, load_config
 from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.errors import TournamentError
@@ -143,8 +144,9 @@ def _play_bots(name: str, bots: list[RegisteredBot], tmp: Path, budget_ms: int, 
     seats = 1 if game.max_players == 1 else max(2, game.min_players)
     anchor = _anchor(bots)
     data: dict[str, Any] = {
-        "name": f"check-{name}", "game": name, "seed": 1, "players": seats, "games_per_pairing": seats,
-        "bots": [bot.name for bot in bots], "setups": {"random": {"count": 1}},
+        # A family's game is named `family:SPEC`: the run's name keeps what a directory's name may hold.
+        "name": run_name([], f"check-{name}", series=False), "game": name, "seed": 1, "players": seats,
+        "games_per_pairing": seats, "bots": [bot.name for bot in bots], "setups": {"random": {"count": 1}},
         "clock": {"budget_ms": budget_ms, "mode": "cpu"}, "strikes": {"max_strikes": 0}}
     if seats > 1 and len(bots) > 1:
         data |= {"format": "gauntlet", "challengers": [anchor.name]}
