@@ -76,7 +76,7 @@ def main() -> int:
             for ponder in (False, True):
                 timed = tournament(tmp, f"time-{ponder}", game, setup, role(game, "peek"), slow, args.leaky,
                                    ponder=ponder)
-                rows.append(line(f"goofspiel, bwrap, partner thinks 50 ms a card of its bid"
+                rows.append(line(f"goofspiel, bwrap, partner thinks 60 ms a card of its bid"
                                  f"{', pondering' if ponder else ''}", timed, control, game))
                 print(rows[-1], file=sys.stderr, flush=True)
     print("\n".join(rows))
