@@ -17,7 +17,8 @@ STATES = {".": "water", "S": "ship", "o": "miss", "x": "hit", "#": "sunk", "?": 
 
 def board_of(page: Any, attrs: Attrs) -> Any:
     """Each cell's state by "seat:row,col", and the ships drawn (seat:index:row,col,direction,length)."""
-    return {"cells": dict(map(tuple, attrs("cell", "state"))), "ships": sorted(ship for ship, _ in attrs("ship", "ship"))}
+    return {"cells": dict(map(tuple, attrs("cell", "state"))),
+            "ships": sorted(ship for ship, _ in attrs("ship", "ship"))}
 
 
 def expected(state: State) -> Any:

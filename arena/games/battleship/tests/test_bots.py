@@ -23,7 +23,8 @@ ROOMY = ClockSettings(budget_ms=30_000)
 
 def scripted(moves: list) -> str:
     """A bot that plays these moves in order (tests/fixtures/scripted.py)."""
-    return f"exec:{sys.executable} -m protocol.run {FIXTURES / 'scripted.py'} -o {shlex.quote('moves=' + json.dumps(moves))}"
+    option = shlex.quote("moves=" + json.dumps(moves))
+    return f"exec:{sys.executable} -m protocol.run {FIXTURES / 'scripted.py'} -o {option}"
 
 
 def test_density_beats_random_from_either_seat(tmp_path: Path) -> None:
