@@ -230,6 +230,11 @@ class MatchLog:
         return [r for r in self.records if r["kind"] == "move"]
 
     @property
+    def plies(self) -> int:
+        """The plies the move records reach (a simultaneous turn is one ply of several records)."""
+        return max((int(r["ply"]) for r in self.moves), default=0)
+
+    @property
     def names(self) -> list[str]:
         """The bot name of every seat."""
         seats = self.header.get("seats", [])

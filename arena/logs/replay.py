@@ -502,6 +502,15 @@ def _clock_text(names: list[str], clocks: list[Any]) -> str:
     return ", ".join(f"{names[i] if i < len(names) else i} {c:.0f} ms" for i, c in enumerate(clocks))
 
 
+def _move_line(game: Game, names: list[str], record: dict[str, Any]) -> str:
+    """One move record in words: who played what, the time it took and the clocks after it."""
+    seat = record["seat"]
+    name = names[seat] if 0 <= seat < len(names) else "?"
+    margin = f"; margin left {record['margin']:.0f} ms" if "margin" in record else ""
+    return (f"ply {record['ply']}: seat {seat} ({name}) plays {game.render_move(record['move'])}  "
+            f"[{record['time_ms']:.1f} ms; clocks {_clock_text(names, record['clocks'])}{margin}]")
+
+
 def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
     """The match as text: header, each move with the board and clocks after it, the result.
 
@@ -516,7 +525,7 @@ def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
     clock = header.get("clock", {})
     yield (f"clock: budget {clock.get('budget_ms')} ms, increment {clock.get('increment_ms')} ms, "
            f"cap {clock.get('move_cap_ms') or 'none'}, margin {clock.get('margin_ms')} ms, mode {clock.get('mode')}")
-    plies = len(log.moves)
+    plies = log.plies
     if at is not None and at > plies:
         yield f"no ply {at}: the log holds {plies} plies"
         return
@@ -536,12 +545,8 @@ def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
                 continue
             if record is None:
                 yield "initial position:"
-            else:
-                seat = record["seat"]
-                name = names[seat] if 0 <= seat < len(names) else "?"
-                margin = f"; margin left {record['margin']:.0f} ms" if "margin" in record else ""
-                yield (f"ply {ply}: seat {seat} ({name}) plays {game.render_move(record['move'])}  "
-                       f"[{record['time_ms']:.1f} ms; clocks {_clock_text(names, record['clocks'])}{margin}]")
+            for move in ([] if record is None else record.get("turn", [record])):
+                yield _move_line(game, names, move)
             yield from events_after.get(ply, [])
             yield state.render()
             yield ""

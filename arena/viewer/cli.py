@@ -110,7 +110,7 @@ def run_replay(args: argparse.Namespace) -> int:
         return _error("replay", str(exc))
     for line in lines:
         print(line)
-    if args.at is not None and args.at > len(log.moves):
+    if args.at is not None and args.at > log.plies:
         return EXIT_USAGE
     return EXIT_OK
 
@@ -152,7 +152,7 @@ def _verify(log: MatchLog, signature: Signature, where: str, expected: str) -> i
     print(line)
     if verdict.truncated:
         names = log.names
-        print(f"log is truncated: it holds {len(log.moves)} plies:")
+        print(f"log is truncated: it holds {log.plies} plies:")
         for record in log.moves:
             seat = record["seat"]
             print(f"  ply {record['ply']}: seat {seat} ({names[seat] if 0 <= seat < len(names) else '?'}) "
