@@ -6,7 +6,6 @@ from typing import Any
 
 from arena.games import REFEREE, Move, State, get_game
 from protocol.bot import Bot
-from protocol.options import options_of
 
 
 def bits(mask: int) -> list[int]:
@@ -30,15 +29,6 @@ def int_option(name: str, value: Any, minimum: int = 1) -> int:
 
 class GameBot(Bot):
     """A Bot that mirrors the match in `self.state`; subclasses implement `choose`."""
-
-    def __init__(self, seed: int = 0, **options: Any) -> None:
-        # Each subclass takes its own options by name; whatever reaches here is unknown,
-        # and a misspelt option silently ignored would change what a tournament measures.
-        if options:
-            known = ", ".join(options_of(type(self))) or "none"
-            unknown = ", ".join(repr(name) for name in options)
-            raise ValueError(f"unknown option {unknown} (options of {self.name}: {known})")
-        super().__init__(seed)
 
     def init_game(
         self,

@@ -11,7 +11,9 @@ class Bot:
 
     Options given on the command line (`name:key=value,...` or `--option key=value`) or
     in a tournament config arrive as keyword arguments; `seed` seeds `self.rng` afresh for
-    every match, so a bot is deterministic for a given seed.
+    every match, so a bot is deterministic for a given seed. An option is a parameter of a
+    constructor: one that reaches Bot's own is refused (a misspelt option is an error, never
+    a silent default).
     """
 
     name: ClassVar[str] = ""  # registered name, e.g. "random"
@@ -28,8 +30,11 @@ class Bot:
     names: list[str] | None = None
 
     def __init__(self, seed: int = 0, **options: Any) -> None:
+        if options:  # every constructor above took its own options by name: these are no one's
+            from protocol.options import unknown_options
+
+            raise TypeError(unknown_options(type(self), options))
         self.seed = seed
-        self.options = options
         self.rng = random.Random(seed)
 
     def reseed(self, match: str, seat: int) -> None:

@@ -1,4 +1,4 @@
-"""Bot options given as text: `KEY=VALUE` items, and a Bot class built with them, each checked against its default.
+"""Bot options given as text: `KEY=VALUE` items, and a Bot class built with them, each checked against its constructors.
 
 The command line's reader of `-o`, `name:k=v,...`, `--set` and `--sprt`, and the runner's
 check of a bot's options; the SDK itself (bot.py) needs neither.
@@ -78,8 +78,29 @@ def _kind_of(default: Any) -> tuple[tuple[type, ...], str] | None:
     return None
 
 
+def option_names(cls: type[Bot]) -> set[str]:
+    """The names the constructors of cls (its own and its bases') take as parameters: its options."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        names.update(param.name for param in inspect.signature(init).parameters.values()
+                     if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY) and param.name != "self")
+    return names
+
+
+def unknown_options(cls: type[Bot], unknown: Iterable[str]) -> str:
+    """`unknown option 'dept' (options of TilesV2: depth=2, seed=0)`: the refusal of options cls does not take."""
+    known = ", ".join(options_of(cls)) or "none"
+    return f"unknown option {', '.join(repr(name) for name in unknown)} (options of {cls.name or cls.__name__}: {known})"
+
+
 def build_bot(cls: type[Bot], options: dict[str, Any]) -> Bot:
-    """An instance of cls with options, each of the type of its default; TypeError names a wrong one."""
+    """An instance of cls with options, each named by a constructor and of its default's type; TypeError otherwise."""
+    unknown = [name for name in options if name not in option_names(cls)]
+    if unknown:
+        raise TypeError(unknown_options(cls, unknown))
     defaults = _defaults(cls)
     for name, value in options.items():
         kind = _kind_of(defaults.get(name))
