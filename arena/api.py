@@ -20,8 +20,9 @@ from typing import Any
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, State, UnknownGame, get_game
 from arena.launch.botspec import BotKind, BotSpec, BotSpecError, default_wire, parse_wire
+from arena.launch.probe import check_starts
 from arena.launch.process import LaunchError, Limits, MachineError, preflight
-from arena.launch.sandbox import SandboxError, announce, check_sandbox
+from arena.launch.sandbox import Sandbox, SandboxError, announce, check_sandbox
 from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, allowed_keys, user_server_key
 from arena.setups import SetupFileError, complete_setup, load_setup_file
 from arena.tournament.adhoc import (
@@ -180,6 +181,22 @@ def describe(result: Mapping[str, Any]) -> str:
             f"ranks {ranks}; {result['plies']} plies")
 
 
+def _startable(specs: Sequence[BotSpec], sandbox: str, memory_mb: int) -> Sandbox:
+    """The sandbox mode, once every bot is known to start there (its program runs, its Python loads)."""
+    if any(b.kind == BotKind.PASCAL for b in specs) and shutil.which("fpc") is None:
+        raise ArenaError("pascal: modules need Free Pascal (apt-get install fp-compiler)")
+    try:
+        mode = check_sandbox(sandbox)
+        for bot in specs:
+            preflight(bot, mode)
+        check_starts(specs, mode, Limits(address_space_mb=memory_mb))
+    except (SandboxError, LaunchError) as exc:
+        raise ArenaError(str(exc)) from None
+    except MachineError as exc:  # no process left to probe the sandbox with: the machine's, not the input's
+        raise RunStopped(str(exc)) from None
+    return mode
+
+
 def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int | None = None,
                budget_ms: int = 10_000, increment_ms: int = 0, move_ms: int | None = None, margin_ms: int = 200,
                clock_mode: str = "wall", ponder: bool = False, sandbox: str = "auto", memory_mb: int = 4096,
@@ -204,23 +221,14 @@ def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int
 
     rules = _game(game)
     specs = _wired(_specs(rules, bots, names), transport)
-    if any(b.kind == BotKind.PASCAL for b in specs) and shutil.which("fpc") is None:
-        raise ArenaError("pascal: modules need Free Pascal (apt-get install fp-compiler)")
-    try:
-        mode = check_sandbox(sandbox)
-        for bot in specs:
-            preflight(bot, mode)
-    except (SandboxError, LaunchError) as exc:
-        raise ArenaError(str(exc)) from None
-    except MachineError as exc:  # no process left to probe the sandbox with: the machine's, not the input's
-        raise RunStopped(str(exc)) from None
     try:
         rules.check_players(len(specs))
     except GameError as exc:
         raise ArenaError(f"{exc} (one BOT per seat){tournament_hint(rules, specs)}") from None
-    _warn(shared_folder_warning(specs, sandbox), "arena match")
     if log is not None and Path(log).exists() and not force:
         raise ArenaError(f"{os.fspath(log)} exists (a log is never overwritten; force=True, --force, replaces it)")
+    mode = _startable(specs, sandbox, memory_mb)
+    _warn(shared_folder_warning(specs, sandbox), "arena match")
     remote = _remote(specs, listen, allow, server_key, network_grace_ms, progress)
     seed = seed if seed is not None else random.randrange(2**31)
     try:
@@ -296,6 +304,7 @@ def run_series(game: str, bots: Sequence[str], games: int, *, sprt: str | Mappin
                                seed if seed is not None else DEFAULT_SERIES_SEED, conditions, _sprt(sprt))
     except AdhocError as exc:
         raise ArenaError(str(exc)) from None
+    _startable([bot.spec for bot in config.bots], sandbox, memory_mb)
     _warn(shared_folder_warning(specs, sandbox), "arena match")
     options = _options(out, Path("results") / config.name, resume, workers=workers, quiet=not progress,
                        trace=trace, report_every=report_every)
