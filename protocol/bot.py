@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
+import json
 import random
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 
@@ -31,8 +34,6 @@ class Bot:
 
     def __init__(self, seed: int = 0, **options: Any) -> None:
         if options:  # every constructor above took its own options by name: these are no one's
-            from protocol.options import unknown_options
-
             raise TypeError(unknown_options(type(self), options))
         self.seed = seed
         self.rng = random.Random(seed)
@@ -60,3 +61,51 @@ class Bot:
         self, scores: list[float], ranks: list[int], reason: str, offender: int | None
     ) -> None:
         """The match is over (no answer is expected)."""
+
+
+# --- a bot class's options: the parameters of its constructors --------------------------
+
+
+def options_of(cls: type[Bot]) -> tuple[str, ...]:
+    """The keyword options a bot class accepts, from its constructors: name=default (JSON)."""
+    shown = []
+    for name, default in option_defaults(cls).items():
+        try:
+            shown.append(name if default is None else f"{name}={json.dumps(default)}")
+        except TypeError:  # not a value a spec could give: shown as Python writes it
+            shown.append(f"{name}={default!r}")
+    return tuple(shown)
+
+
+def option_defaults(cls: type[Bot]) -> dict[str, Any]:
+    """Each keyword option's default, from the most derived constructor that declares it."""
+    found: dict[str, Any] = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        for param in inspect.signature(init).parameters.values():
+            if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+                continue
+            if param.name != "self" and param.default is not param.empty:
+                found.setdefault(param.name, param.default)
+    return found
+
+
+def option_names(cls: type[Bot]) -> set[str]:
+    """The names the constructors of cls (its own and its bases') take as parameters: its options."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        names.update(param.name for param in inspect.signature(init).parameters.values()
+                     if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY) and param.name != "self")
+    return names
+
+
+def unknown_options(cls: type[Bot], unknown: Iterable[str]) -> str:
+    """`unknown option 'dept' (options of TilesV2: depth=2, seed=0)`: the refusal of options cls does not take."""
+    known = ", ".join(options_of(cls)) or "none"
+    names = ", ".join(repr(name) for name in unknown)
+    return f"unknown option {names} (options of {cls.name or cls.__name__}: {known})"
