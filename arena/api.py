@@ -155,7 +155,7 @@ def _warn(text: str, what: str) -> None:
 def _board_printer(game: Game, names: list[str], initial: State) -> Callable[[State, int, Any], None]:
     """Print the board before the first move and after every move, as `arena play` draws it."""
     from arena.kit.terminal import Terminal, colour_wanted
-    from arena.play.views import view_for
+    from arena.kit.views import view_for
 
     view = view_for(game.name, Terminal(colour_wanted("auto", sys.stdout)), names, [])
     print(view.board(initial), flush=True)
