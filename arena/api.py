@@ -24,6 +24,7 @@ from arena.launch.probe import check_starts
 from arena.launch.process import LaunchError, Limits, MachineError, preflight
 from arena.launch.sandbox import Sandbox, SandboxError, announce, check_sandbox
 from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, allowed_keys, user_server_key
+from arena.outcomes import public_detail
 from arena.setups import SetupFileError, complete_setup, load_setup_file
 from arena.tournament.adhoc import (
     AdhocError,
@@ -175,6 +176,11 @@ def describe(result: Mapping[str, Any]) -> str:
     outcome = (f"{winners[0]} (seat {ranks.index(best)}) wins" if len(winners) == 1 and len(ranks) > 1
                else f"shared first place: {', '.join(winners)}" if len(winners) > 1 else "solo game")
     offender = result["offender"]
+    failure = public_detail(str(result["reason"]), int(result["plies"])) if offender is not None else ""
+    if failure:  # who failed and why comes first: the scores of a failed match say little
+        detail = f": {result['detail']}" if result["detail"] else ""
+        return (f"{names[offender]} (seat {offender}) {failure}{detail}; {outcome}; scores {result['scores']}; "
+                f"ranks {ranks}; {result['plies']} plies")
     tail = f", offender seat {offender}" if offender is not None else ""
     detail = f" ({result['detail']})" if result["detail"] else ""
     return (f"{outcome}; reason {result['reason']}{tail}{detail}; scores {result['scores']}; "
@@ -238,12 +244,12 @@ def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int
     clock = _clock(budget_ms, increment_ms, move_ms, margin_ms, clock_mode)
     log_path = Path(log) if log is not None else default_log_path(rules.name, seed)
     shown = [b.name for b in specs]
+    if progress:  # before the first board, not in the middle of it
+        announce(mode)
     on_ply = _board_printer(rules, shown, rules.start(full, len(specs), seed)[0]) if show else None
     plan = MatchPlan(rules, specs, full, seed, clock, f"{rules.name}-{seed}", log_path,
                      Limits(address_space_mb=memory_mb), mode, trace_path=trace, log_key=user_key(create=True),
                      ponder=ponder, remote=remote)
-    if progress:
-        announce(mode)
     try:
         result = play(plan, on_ply=on_ply)
     except (MachineError, RemoteError) as exc:
@@ -282,6 +288,11 @@ def _options(out: PathLike | None, default: Path, resume: bool, **rest: Any) -> 
     return RunOptions(out=where, resume=resume, trace=Path(trace) if trace is not None else None, **rest)
 
 
+def _hint(out: Path) -> str:
+    """What to do with a results directory, said alike after a series and a tournament."""
+    return f"(arena verify {out}; arena view {out}: the report page with every match)"
+
+
 def run_series(game: str, bots: Sequence[str], games: int, *, sprt: str | Mapping[str, Any] | None = None,
                setup: Setup = None, seed: int | None = None, budget_ms: int = 10_000, increment_ms: int = 0,
                move_ms: int | None = None, margin_ms: int = 200, clock_mode: str = "wall", ponder: bool = False,
@@ -317,7 +328,7 @@ def run_series(game: str, bots: Sequence[str], games: int, *, sprt: str | Mappin
         lines = coordinator.tally.lines(pair, coordinator.plan.total() if coordinator.stopped_early else 0)
     else:
         data, lines = standings_data(standings), [terminal(standings)]
-    lines.append(f"results: {options.out}  (arena verify {options.out}; arena view {options.out} --html report.html)")
+    lines.append(f"results: {options.out}  {_hint(options.out)}")
     return Result(data | {"stopped_early": coordinator.stopped_early, "dir": str(options.out)}, "\n".join(lines))
 
 
@@ -387,7 +398,7 @@ def run_tournament(config: PathLike | Mapping[str, Any] | TournamentConfig, bots
     lines = [terminal(standings)]
     if coordinator.tally is not None:
         lines += coordinator.tally.lines((checked.bots[0].name, checked.bots[1].name))
-    lines.append(f"results: {options.out / STANDINGS_MD}  (arena view {options.out}: the report page with every match)")
+    lines.append(f"results: {options.out / STANDINGS_MD}  {_hint(options.out)}")
     return Result(standings_data(standings) | {"dir": str(options.out)}, "\n".join(lines))
 
 

@@ -112,3 +112,57 @@ def test_a_file_with_two_bot_classes_names_one_in_the_students_own_path(folder: 
     assert line.endswith("mine/two.py defines 2 Bot subclasses (TilesV2, Other): name one, mine/two.py:TilesV2"), line
     played = arena("match", "tiles", "mine/two.py:Other", "greedy", "--log", "m.msgpack", cwd=folder)
     assert played.returncode == 0, played.stderr
+
+
+def boards(text: str) -> list[str]:
+    """The tiles boards of a match's text, each from its `pot:` line to the blank line after it."""
+    found, current = [], []
+    for line in text.splitlines():
+        if line.startswith("pot:") or current:
+            current.append(line)
+        if current and not line.strip():
+            found.append("\n".join(current[:-1]))
+            current = []
+    return found + (["\n".join(current)] if current else [])
+
+
+def test_show_and_replay_draw_tiles_alike_and_the_sandbox_notice_comes_first(folder: Path) -> None:
+    shown = subprocess.run([sys.executable, "-m", "arena.cli", "match", "tiles", "greedy", "random", "--seed", "3",
+                            "--show", "--log", "m.msgpack"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, cwd=folder, timeout=180, check=False)
+    assert shown.returncode == 0, shown.stdout
+    lines = shown.stdout.splitlines()
+    notices = [i for i, line in enumerate(lines) if line.startswith("arena: sandbox")]
+    assert notices and notices[0] < lines.index(next(line for line in lines if line.startswith("pot:")))
+    replayed = arena("replay", "m.msgpack", cwd=folder)
+    assert replayed.returncode == 0, replayed.stderr
+    plies = int(lines[-2].rsplit(";", 1)[1].split()[0])  # "...; N plies", then "log: …"
+    assert len(boards(shown.stdout)) == plies + 1 and boards(replayed.stdout) == boards(shown.stdout)
+    assert "row 0" in boards(replayed.stdout)[0]  # the game's terminal view, not the position's render()
+
+
+CRASHER = TILES_V2.replace("        move = self.state.legal_moves()[0]",
+                           "        if self.state.ply >= 2:\n            raise RuntimeError('out of ideas')\n"
+                           "        move = self.state.legal_moves()[0]")
+
+
+def test_a_crash_says_first_who_crashed_and_why(folder: Path) -> None:
+    write(folder / "crasher.py", CRASHER)
+    done = arena("match", "tiles", "crasher.py", "greedy", "--seed", "3", "--log", "m.msgpack", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.splitlines()[0]
+    assert line.startswith("tiles seed 3: crasher (seat 0) crashed after 2 plies: "), line
+    assert "RuntimeError: out of ideas" in line and "; greedy (seat 1) wins; scores" in line, line
+    assert line.index("crashed") < line.index("wins")
+
+
+def test_a_series_and_a_tournament_name_the_report_page_alike(folder: Path) -> None:
+    hints = []
+    for command, out in (("match", "series"), ("tournament", "league")):
+        done = arena(command, "tiles", "greedy", "random", "--games", "2", "--out", out, cwd=folder)
+        assert done.returncode == 0, done.stderr
+        results = [line for line in done.stdout.splitlines() if line.startswith("results: ")]
+        hints.append(results[-1].partition("  ")[2].replace(out, "DIR"))
+        viewed = arena("view", out, cwd=folder)
+        assert viewed.returncode == 0 and (folder / out / "report.html").is_file(), viewed.stderr
+    assert hints[0] == hints[1] == "(arena verify DIR; arena view DIR: the report page with every match)", hints
