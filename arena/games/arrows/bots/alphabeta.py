@@ -39,7 +39,6 @@ class AlphaBetaBot(GameBot):
     name = "alphabeta"
     fixed_effort = "nodes=3000"
     strength = 3
-    game = "arrows"
     description = "iterative-deepening alpha-beta, territory evaluation, space-filling endgame"
 
     def __init__(self, nodes: int | None = None, **options: Any) -> None:

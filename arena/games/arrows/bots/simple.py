@@ -29,7 +29,6 @@ class RandomBot(GameBot):
 
     name = "random"
     strength = 1
-    game = "arrows"
     description = "uniformly random direction"
 
     def choose(self, state: ArrowsState, time_left_ms: int) -> Move:
@@ -41,7 +40,6 @@ class GreedyBot(GameBot):
 
     name = "greedy"
     strength = 2
-    game = "arrows"
     description = "direction whose next target has the most free neighbours"
 
     def choose(self, state: ArrowsState, time_left_ms: int) -> Move:

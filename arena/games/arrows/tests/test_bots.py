@@ -7,15 +7,16 @@ import random
 import pytest
 
 from arena.games import get_game
+from arena.launch.plugins import bots_for
 
-from ..bots import BOTS, GreedyBot, RandomBot
+from ..bots import GreedyBot, RandomBot
 from ..bots.simple import next_target_room
 
 GAME = get_game("arrows")
 
 
 def test_registry_lists_the_simple_bots() -> None:
-    assert {("random", "arrows"), ("greedy", "arrows")} <= {(b.name, b.game) for b in BOTS}
+    assert {("random", "arrows"), ("greedy", "arrows")} <= {(b.name, b.game) for b in bots_for("arrows")}
 
 
 @pytest.mark.parametrize("bot_class", [RandomBot, GreedyBot])

@@ -131,7 +131,6 @@ class PerfectBot(GameBot):
 
     name = "perfect"
     strength = 4
-    game = "blocking"
     description = "exact Sprague-Grundy play (component memo), mirror/max-blocking fallback"
 
     def __init__(self, **options: Any) -> None:

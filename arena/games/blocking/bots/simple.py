@@ -13,7 +13,6 @@ class SequentialBot(GameBot):
 
     name = "sequential"
     strength = 1
-    game = "blocking"
     description = "first free cell in row-major order"
 
     def choose(self, state: BlockingState, time_left_ms: int) -> Move:
@@ -26,7 +25,6 @@ class RandomBot(GameBot):
 
     name = "random"
     strength = 2
-    game = "blocking"
     description = "uniformly random free cell"
 
     def choose(self, state: BlockingState, time_left_ms: int) -> Move:
@@ -38,7 +36,6 @@ class MaxBlockBot(GameBot):
 
     name = "maxblock"
     strength = 3
-    game = "blocking"
     description = "cell that blocks the most free cells (row-major tie-break)"
 
     def choose(self, state: BlockingState, time_left_ms: int) -> Move:

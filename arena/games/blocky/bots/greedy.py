@@ -49,7 +49,6 @@ class GreedyBot(GameBot):
 
     name = "greedy"
     strength = 3
-    game = "blocky"
     description = "every legal move, one ply, goal score minus penalty (smash by sampled mean)"
 
     def __init__(self, samples: int = 8, **options: Any) -> None:

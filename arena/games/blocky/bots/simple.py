@@ -15,7 +15,6 @@ class RandomBot(GameBot):
 
     name = "random"
     strength = 1
-    game = "blocky"
     description = "uniformly random legal move"
 
     def choose(self, state: BlockyState, time_left_ms: int) -> Move:
@@ -27,7 +26,6 @@ class SmartBot(GameBot):
 
     name = "smart"
     strength = 2
-    game = "blocky"
     description = "best of `difficulty` random moves by goal score (penalties ignored)"
 
     def __init__(self, difficulty: int = 5, **options: Any) -> None:

@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from ..bots import BOTS
+from arena.launch.plugins import bots_for
+
 from ..bots.simple import RandomBot, SmartBot
 from ..rules import GAME
 
@@ -44,7 +45,7 @@ def start_bot(bot: object, board, goal: dict, max_depth: int = 1) -> dict:
 
 
 def test_bots_are_registered() -> None:
-    assert {("random", "blocky"), ("smart", "blocky")} <= {(b.name, b.game) for b in BOTS}
+    assert {("random", "blocky"), ("smart", "blocky")} <= {(b.name, b.game) for b in bots_for("blocky")}
 
 
 def test_random_and_smart_play_a_whole_match_with_smashes() -> None:

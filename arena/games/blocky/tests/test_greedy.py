@@ -8,9 +8,9 @@ import time
 import pytest
 
 from arena.clock import ClockSettings
+from arena.launch.plugins import bots_for
 from tests.helpers import run
 
-from ..bots import BOTS
 from ..bots.greedy import GreedyBot, cell_of
 from ..bots.simple import SmartBot
 from ..rules import GAME, PENALTY, flatten, goal_score
@@ -46,7 +46,7 @@ def started(board, goal: dict, max_depth: int = 1, **options) -> GreedyBot:
 
 
 def test_greedy_is_registered() -> None:
-    assert ("greedy", "blocky") in {(b.name, b.game) for b in BOTS}
+    assert ("greedy", "blocky") in {(b.name, b.game) for b in bots_for("blocky")}
 
 
 def test_cell_of_agrees_with_flatten() -> None:

@@ -315,7 +315,6 @@ class LookaheadBot(GameBot):
     name = "lookahead"
     strength = 3
     fixed_effort = "max_width=4,samples=2"
-    game = "tenten"
     description = "round search (all orders × placements, widening beam) with a room evaluation"
 
     def __init__(

@@ -384,7 +384,6 @@ class OptimalBot(LookaheadBot):
     name = "optimal"
     strength = 4
     fixed_effort = "max_width=4,samples=2"
-    game = "tenten"
     description = "exact best score of a known sequence (backtracking, bound, memo); else lookahead"
 
     def __init__(self, **options: Any) -> None:

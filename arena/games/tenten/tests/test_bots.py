@@ -8,7 +8,9 @@ import time
 
 import pytest
 
-from ..bots import BOTS, simple
+from arena.launch.plugins import bots_for
+
+from ..bots import simple
 from ..bots.simple import GreedyBot, RandomBot, RoundPlanner
 from ..rules import GAME, placements, score_drop, to_block
 
@@ -33,7 +35,7 @@ def play(bot_class: type, setup: dict, seed: int) -> tuple[float, list]:
 
 
 def test_bots_are_registered() -> None:
-    assert {("random", "tenten"), ("greedy", "tenten")} <= {(b.name, b.game) for b in BOTS}
+    assert {("random", "tenten"), ("greedy", "tenten")} <= {(b.name, b.game) for b in bots_for("tenten")}
 
 
 @pytest.mark.parametrize("bot_class", [RandomBot, GreedyBot])

@@ -8,10 +8,10 @@ from functools import cache
 from pathlib import Path
 
 from arena.clock import ClockSettings
+from arena.launch.plugins import bots_for
 from tests.helpers import run
 
 from ..analyze import highest_score, play_greedy, start
-from ..bots import BOTS
 from ..bots.evaluate import evaluator
 from ..bots.lookahead import LookaheadBot, plan_round
 from ..bots.optimal import OptimalBot, SequenceSolver, greedy_line, split_rounds
@@ -98,7 +98,7 @@ def exact(seed: int) -> int:
 
 
 def test_strong_bots_are_registered() -> None:
-    names = {(b.name, b.game) for b in BOTS}
+    names = {(b.name, b.game) for b in bots_for("tenten")}
     assert {("lookahead", "tenten"), ("optimal", "tenten")} <= names
 
 

@@ -52,7 +52,6 @@ class MonteCarloBot(GameBot):
 
     name = "montecarlo"
     strength = 3
-    game = "tiles"
     description = "Monte-Carlo: random playouts per distinct move, best mean (the assignment's bepaalGoedeZet)"
 
     def __init__(self, simulations: int = 100, **options: Any) -> None:

@@ -25,7 +25,6 @@ class PerfectBot(GameBot):
 
     name = "perfect"
     strength = 4
-    game = "tiles"
     description = "exact negamax, alpha-beta, transposition table (Monte-Carlo if out of time)"
 
     def __init__(self, simulations: int = 100, **options: Any) -> None:

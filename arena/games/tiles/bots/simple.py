@@ -22,7 +22,6 @@ class RandomBot(GameBot):
 
     name = "random"
     strength = 1
-    game = "tiles"
     description = "uniformly random legal move"
 
     def choose(self, state: TilesState, time_left_ms: int) -> Move:
@@ -37,7 +36,6 @@ class GreedyBot(GameBot):
 
     name = "greedy"
     strength = 2
-    game = "tiles"
     description = "make a row as full as possible, a full row first"
 
     def choose(self, state: TilesState, time_left_ms: int) -> Move:

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from arena.games import get_game
+from arena.launch.plugins import bots_for
 
-from ..bots import BOTS, GreedyBot, RandomBot
+from ..bots import GreedyBot, RandomBot
 from ..bots.simple import row_fill_after
 
 GAME = get_game("tiles")
@@ -18,7 +19,7 @@ SETUPS = Path(__file__).resolve().parents[1] / "setups"
 
 
 def test_registry_lists_the_simple_bots() -> None:
-    assert {("random", "tiles"), ("greedy", "tiles")} <= {(b.name, b.game) for b in BOTS}
+    assert {("random", "tiles"), ("greedy", "tiles")} <= {(b.name, b.game) for b in bots_for("tiles")}
 
 
 @pytest.mark.parametrize("bot_class", [RandomBot, GreedyBot])
