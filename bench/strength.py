@@ -38,6 +38,9 @@ from arena.tournament.standings import Standings
 
 SOLVER_SECONDS = 30.0  # per blocking board whose outcome the bench computes with the solver
 SOLVER_CELLS = 100  # larger boards are left unknown (out of the solver's reach anyway)
+# The tiles run's setups: 2-4 plates of 2-5 tiles, 2-6 rows of 2-5 cells, a pot of 10-50 tiles.
+TILES_SMALL = {"min_plates": 2, "max_plates": 4, "min_plate_size": 2, "max_plate_size": 5, "min_rows": 2,
+               "max_rows": 6, "min_row_len": 2, "max_row_len": 5, "min_pot": 10, "max_pot": 50}
 BLOCKING_BOARDS = [(1, 20), (1, 34), (1, 50), (2, 14), (2, 33), (2, 50), (3, 7), (4, 4), (4, 6),
                    (5, 5), (5, 6), (6, 6), (7, 7), (6, 8), (8, 8), (9, 9), (10, 10), (12, 12),
                    (20, 20), (50, 50)]
@@ -57,9 +60,10 @@ def configs(game: str, boards: int) -> dict[str, Any]:
                 "setups": {"random": {"count": boards, "cols": 10, "rows": 10, "density": 0.1}},
                 "clock": {"budget_ms": 5000}}
     if game == "tiles":
+        # Small setups, where the exact value of every seat can be computed (tiles_check).
         return {**common, "name": "strength-tiles", "game": "tiles", "seed": 2,
                 "bots": ["perfect", "montecarlo", "greedy", "random"],
-                "setups": {"random": {"count": boards}}}
+                "setups": {"random": {"count": boards, **TILES_SMALL}}}
     if game == "tiles-large":
         # Longer games on bigger boards: far fewer draws than the default setups.
         return {**common, "name": "strength-tiles-large", "game": "tiles", "seed": 2,

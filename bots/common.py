@@ -7,7 +7,6 @@ from typing import Any
 from arena.games import Move, State, get_game
 from arena.games.seats import SeatView
 from protocol.bot import Bot
-from protocol.options import options_of
 
 
 def bits(mask: int) -> list[int]:
@@ -36,15 +35,6 @@ class GameBot(Bot):
     information, what the seat may know of it otherwise. In a simultaneous turn the bot's own
     move waits until the others' arrive with its next turn's events; then the turn is played.
     """
-
-    def __init__(self, seed: int = 0, **options: Any) -> None:
-        # Each subclass takes its own options by name; whatever reaches here is unknown,
-        # and a misspelt option silently ignored would change what a tournament measures.
-        if options:
-            known = ", ".join(options_of(type(self))) or "none"
-            unknown = ", ".join(repr(name) for name in options)
-            raise ValueError(f"unknown option {unknown} (options of {self.name}: {known})")
-        super().__init__(seed)
 
     def init_game(
         self,

@@ -27,6 +27,7 @@ from arena.games import Game, GameError, add_game_paths, family_names, game_fold
 from arena.games.conformance import check_game
 from arena.launch.botspec import BotKind, BotSpec, BotSpecError, parse_bot_spec
 from arena.launch.plugins import bots_for
+from arena.launch.probe import check_starts
 from arena.launch.process import LaunchError, preflight
 from arena.launch.sandbox import SandboxError, check_sandbox
 from arena.outcomes import FAILURES
@@ -273,7 +274,9 @@ def _spec(game: Game, text: str) -> BotSpec:
     if spec.kind == BotKind.PASCAL and shutil.which("fpc") is None:
         raise CliError("pascal: modules need Free Pascal (apt-get install fp-compiler)")
     try:
-        preflight(spec, check_sandbox("auto"))
+        mode = check_sandbox("auto")
+        preflight(spec, mode)
+        check_starts([spec], mode)
     except (SandboxError, LaunchError) as exc:
         raise CliError(str(exc)) from None
     return spec

@@ -26,7 +26,7 @@ from arena.kit.terminal import Terminal, View
 from arena.launch.plugins import RegisteredBot, bots_for
 from arena.logs.matchlog import read_log
 from arena.outcomes import FAILURES
-from arena.play.views import view_class
+from arena.kit.views import view_class
 from arena.tournament.adhoc import run_name
 from arena.tournament.config import ConfigError, config_from_data, load_config
 from arena.tournament.coordinator import Coordinator, RunOptions

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -498,6 +498,9 @@ def describe_event(game: Game, event: Any) -> str:
     return game.describe_event(payload)
 
 
+Board = Callable[[State, tuple[int, Any] | None], str]  # a position's picture, and the (seat, move) just played
+
+
 def _clock_text(names: list[str], clocks: list[Any]) -> str:
     return ", ".join(f"{names[i] if i < len(names) else i} {c:.0f} ms" for i, c in enumerate(clocks))
 
@@ -511,10 +514,11 @@ def _move_line(game: Game, names: list[str], record: dict[str, Any]) -> str:
             f"[{record['time_ms']:.1f} ms; clocks {_clock_text(names, record['clocks'])}{margin}]")
 
 
-def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
+def render_replay(log: MatchLog, at: int | None = None, draw: Board | None = None) -> Iterator[str]:
     """The match as text: header, each move with the board and clocks after it, the result.
 
-    With `at`, only the position after ply `at` (0: the initial position) is shown.
+    With `at`, only the position after ply `at` (0: the initial position) is shown; draw
+    pictures a position and the (seat, move) that led to it (default: its render()).
     """
     header = log.header
     game = get_game(header["game"])
@@ -548,7 +552,7 @@ def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
             for move in ([] if record is None else record.get("turn", [record])):
                 yield _move_line(game, names, move)
             yield from events_after.get(ply, [])
-            yield state.render()
+            yield draw(state, None if record is None else (record["seat"], record["move"])) if draw else state.render()
             yield ""
     except GameError as exc:
         yield f"replay stopped: {exc}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +51,12 @@ class Drawn:
 
 def draw_every_frame(page_path: Path, frames: int) -> Drawn:
     """Open a viewer page and step through every frame; any script error or fallback to text is an error."""
+    # Playwright's sync API refuses a thread that already runs one (a test session's browser): use a thread of its own.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(_draw_every_frame, page_path, frames).result()
+
+
+def _draw_every_frame(page_path: Path, frames: int) -> Drawn:
     from playwright.sync_api import sync_playwright
 
     drawn = Drawn(frames)

@@ -96,7 +96,7 @@ def test_every_cut_of_a_log_is_truncated_or_refused(blocking_log: Path) -> None:
         assert not verdict.ok and verdict.truncated, cut
         plies_seen.append(len(log.moves))
     assert plies_seen == sorted(plies_seen)  # a longer prefix never holds fewer plies
-    half = parse_log(data[: len(data) // 2])
+    half = parse_log(data[: (header_end + len(data)) // 2])  # halfway through the moves
     assert 0 < len(half.moves) < len(read_log(blocking_log).moves)
     assert "truncated after ply" in verify(half).message
 

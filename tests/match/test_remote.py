@@ -216,7 +216,7 @@ def test_a_remote_bot_sleeping_900_ms_a_move_loses_on_time_as_a_local_one_does(
 def test_a_fast_remote_bot_is_not_charged_for_the_network_of_loopback(
         tmp_path: Path, keys: Keys, clients: list[subprocess.Popen[str]]) -> None:
     endpoint = free_endpoint()
-    bot = sdk_bot(clients, endpoint, keys, "bots.blocking.simple:SequentialBot")
+    bot = sdk_bot(clients, endpoint, keys, "arena.games.blocking.bots.simple:SequentialBot")
     result = match(endpoint, keys, budget_ms=2000, startup_ms=10_000, grace_ms=DEFAULT_GRACE_MS, setup=BOARD,
                    log_path=tmp_path / "remote.msgpack")
     assert result.reason in ("normal", "blocked") and result.offender is None, result.detail
@@ -296,7 +296,7 @@ def test_over_a_slow_link_the_network_is_not_charged_and_thinking_is(
     """A real 50 ms round trip (both kernels measure it): a fast bot pays none of it, a sleeper loses on time."""
     referee_ns, bot_ns = slow_link
     results = {}
-    for port, bot in ((5601, "bots.blocking.simple:SequentialBot"), (5602, str(SLEEPER))):
+    for port, bot in ((5601, "arena.games.blocking.bots.simple:SequentialBot"), (5602, str(SLEEPER))):
         endpoint = f"tcp://10.9.0.1:{port}"
         log = tmp_path / f"{port}.msgpack"
         start(clients, endpoint, keys, "", argv=[
@@ -307,7 +307,7 @@ def test_over_a_slow_link_the_network_is_not_charged_and_thinking_is(
                               cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == 0, done.stderr[-2000:]
         results[bot] = json.loads(done.stdout), remote_moves(log)
-    fast, records = results["bots.blocking.simple:SequentialBot"]
+    fast, records = results["arena.games.blocking.bots.simple:SequentialBot"]
     assert fast["reason"] in ("normal", "blocked") and fast["offender"] is None, fast["detail"]
     link_ms = 2 * LINK_DELAY_MS
     # The measured round trip and its allowance; a flat second no more.
