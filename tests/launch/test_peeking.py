@@ -15,9 +15,9 @@ Goofspiel rounds and sinks the fleet in fewer shots), and a bidder whose thinkin
 bid (a mover asked second learns the other's thinking time, as SPEC says: the peeker takes more
 rounds), which pondering closes (both movers asked at once).
 
-The suite plays 40 games of each game for the exact comparison (a single differing move fails it)
-and 10 of each leaky configuration: eight tournaments, about a minute and a half on two cores, half
-of it their start-up. bench/peeking.py plays 200 of each (README.md, "Isolation", quotes it).
+The suite plays 16 games of each game for the exact comparison (a single differing move fails it)
+and 10 of each leaky configuration: eight tournaments, about a minute on two cores, half of it
+their start-up. bench/peeking.py plays 200 of each (README.md, "Isolation", quotes it).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from tests.logs.test_signing import split
 PEEKER = FIXTURES / "peeker.py"
 GOOFSPIEL = {"cards": 6}
 BATTLESHIP = {"size": 6, "fleet": [3, 2, 2]}
-GAMES = 40  # per tournament in the suite: 20 setups, both seats (bench/peeking.py plays 200)
+GAMES = 16  # per tournament in the suite: 8 setups, both seats (bench/peeking.py plays 200)
 LEAKY_GAMES = 10
 
 
