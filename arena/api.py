@@ -20,9 +20,11 @@ from typing import Any
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, State, UnknownGame, get_game
 from arena.launch.botspec import BotKind, BotSpec, BotSpecError, default_wire, parse_wire
+from arena.launch.probe import check_starts
 from arena.launch.process import LaunchError, Limits, MachineError, preflight
-from arena.launch.sandbox import SandboxError, announce, check_sandbox
+from arena.launch.sandbox import Sandbox, SandboxError, announce, check_sandbox
 from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, allowed_keys, user_server_key
+from arena.outcomes import public_detail
 from arena.setups import SetupFileError, complete_setup, load_setup_file
 from arena.tournament.adhoc import (
     AdhocError,
@@ -154,7 +156,7 @@ def _warn(text: str, what: str) -> None:
 def _board_printer(game: Game, names: list[str], initial: State) -> Callable[[State, int, Any], None]:
     """Print the board before the first move and after every move, as `arena play` draws it."""
     from arena.kit.terminal import Terminal, colour_wanted
-    from arena.play.views import view_for
+    from arena.kit.views import view_for
 
     view = view_for(game.name, Terminal(colour_wanted("auto", sys.stdout)), names, [])
     print(view.board(initial), flush=True)
@@ -174,10 +176,31 @@ def describe(result: Mapping[str, Any]) -> str:
     outcome = (f"{winners[0]} (seat {ranks.index(best)}) wins" if len(winners) == 1 and len(ranks) > 1
                else f"shared first place: {', '.join(winners)}" if len(winners) > 1 else "solo game")
     offender = result["offender"]
+    failure = public_detail(str(result["reason"]), int(result["plies"])) if offender is not None else ""
+    if failure:  # who failed and why comes first: the scores of a failed match say little
+        detail = f": {result['detail']}" if result["detail"] else ""
+        return (f"{names[offender]} (seat {offender}) {failure}{detail}; {outcome}; scores {result['scores']}; "
+                f"ranks {ranks}; {result['plies']} plies")
     tail = f", offender seat {offender}" if offender is not None else ""
     detail = f" ({result['detail']})" if result["detail"] else ""
     return (f"{outcome}; reason {result['reason']}{tail}{detail}; scores {result['scores']}; "
             f"ranks {ranks}; {result['plies']} plies")
+
+
+def _startable(specs: Sequence[BotSpec], sandbox: str, memory_mb: int) -> Sandbox:
+    """The sandbox mode, once every bot is known to start there (its program runs, its Python loads)."""
+    if any(b.kind == BotKind.PASCAL for b in specs) and shutil.which("fpc") is None:
+        raise ArenaError("pascal: modules need Free Pascal (apt-get install fp-compiler)")
+    try:
+        mode = check_sandbox(sandbox)
+        for bot in specs:
+            preflight(bot, mode)
+        check_starts(specs, mode, Limits(address_space_mb=memory_mb))
+    except (SandboxError, LaunchError) as exc:
+        raise ArenaError(str(exc)) from None
+    except MachineError as exc:  # no process left to probe the sandbox with: the machine's, not the input's
+        raise RunStopped(str(exc)) from None
+    return mode
 
 
 def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int | None = None,
@@ -204,23 +227,14 @@ def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int
 
     rules = _game(game)
     specs = _wired(_specs(rules, bots, names), transport)
-    if any(b.kind == BotKind.PASCAL for b in specs) and shutil.which("fpc") is None:
-        raise ArenaError("pascal: modules need Free Pascal (apt-get install fp-compiler)")
-    try:
-        mode = check_sandbox(sandbox)
-        for bot in specs:
-            preflight(bot, mode)
-    except (SandboxError, LaunchError) as exc:
-        raise ArenaError(str(exc)) from None
-    except MachineError as exc:  # no process left to probe the sandbox with: the machine's, not the input's
-        raise RunStopped(str(exc)) from None
     try:
         rules.check_players(len(specs))
     except GameError as exc:
         raise ArenaError(f"{exc} (one BOT per seat){tournament_hint(rules, specs)}") from None
-    _warn(shared_folder_warning(specs, sandbox), "arena match")
     if log is not None and Path(log).exists() and not force:
         raise ArenaError(f"{os.fspath(log)} exists (a log is never overwritten; force=True, --force, replaces it)")
+    mode = _startable(specs, sandbox, memory_mb)
+    _warn(shared_folder_warning(specs, sandbox), "arena match")
     remote = _remote(specs, listen, allow, server_key, network_grace_ms, progress)
     seed = seed if seed is not None else random.randrange(2**31)
     try:
@@ -230,12 +244,12 @@ def play_match(game: str, bots: Sequence[str], *, setup: Setup = None, seed: int
     clock = _clock(budget_ms, increment_ms, move_ms, margin_ms, clock_mode)
     log_path = Path(log) if log is not None else default_log_path(rules.name, seed)
     shown = [b.name for b in specs]
+    if progress:  # before the first board, not in the middle of it
+        announce(mode)
     on_ply = _board_printer(rules, shown, rules.start(full, len(specs), seed)[0]) if show else None
     plan = MatchPlan(rules, specs, full, seed, clock, f"{rules.name}-{seed}", log_path,
                      Limits(address_space_mb=memory_mb), mode, trace_path=trace, log_key=user_key(create=True),
                      ponder=ponder, remote=remote)
-    if progress:
-        announce(mode)
     try:
         result = play(plan, on_ply=on_ply)
     except (MachineError, RemoteError) as exc:
@@ -274,6 +288,11 @@ def _options(out: PathLike | None, default: Path, resume: bool, **rest: Any) -> 
     return RunOptions(out=where, resume=resume, trace=Path(trace) if trace is not None else None, **rest)
 
 
+def _hint(out: Path) -> str:
+    """What to do with a results directory, said alike after a series and a tournament."""
+    return f"(arena verify {out}; arena view {out}: the report page with every match)"
+
+
 def run_series(game: str, bots: Sequence[str], games: int, *, sprt: str | Mapping[str, Any] | None = None,
                setup: Setup = None, seed: int | None = None, budget_ms: int = 10_000, increment_ms: int = 0,
                move_ms: int | None = None, margin_ms: int = 200, clock_mode: str = "wall", ponder: bool = False,
@@ -296,6 +315,7 @@ def run_series(game: str, bots: Sequence[str], games: int, *, sprt: str | Mappin
                                seed if seed is not None else DEFAULT_SERIES_SEED, conditions, _sprt(sprt))
     except AdhocError as exc:
         raise ArenaError(str(exc)) from None
+    _startable([bot.spec for bot in config.bots], sandbox, memory_mb)
     _warn(shared_folder_warning(specs, sandbox), "arena match")
     options = _options(out, Path("results") / config.name, resume, workers=workers, quiet=not progress,
                        trace=trace, report_every=report_every)
@@ -308,7 +328,7 @@ def run_series(game: str, bots: Sequence[str], games: int, *, sprt: str | Mappin
         lines = coordinator.tally.lines(pair, coordinator.plan.total() if coordinator.stopped_early else 0)
     else:
         data, lines = standings_data(standings), [terminal(standings)]
-    lines.append(f"results: {options.out}  (arena verify {options.out}; arena view {options.out} --html report.html)")
+    lines.append(f"results: {options.out}  {_hint(options.out)}")
     return Result(data | {"stopped_early": coordinator.stopped_early, "dir": str(options.out)}, "\n".join(lines))
 
 
@@ -378,7 +398,7 @@ def run_tournament(config: PathLike | Mapping[str, Any] | TournamentConfig, bots
     lines = [terminal(standings)]
     if coordinator.tally is not None:
         lines += coordinator.tally.lines((checked.bots[0].name, checked.bots[1].name))
-    lines.append(f"results: {options.out / STANDINGS_MD}  (arena view {options.out}: the report page with every match)")
+    lines.append(f"results: {options.out / STANDINGS_MD}  {_hint(options.out)}")
     return Result(standings_data(standings) | {"dir": str(options.out)}, "\n".join(lines))
 
 

@@ -1,10 +1,12 @@
-"""The strength table of bots/STRENGTH.md (blocking, arrows, tiles), with the tournament runner.
+"""The strength table of bots/STRENGTH.md (blocking, arrows, tiles, goofspiel, battleship), with the tournament runner.
 
     python bench/strength.py blocking      [--workers N] [--out DIR]
     python bench/strength.py arrows        [--workers N] [--out DIR] [--boards N]
     python bench/strength.py tiles         [--workers N] [--out DIR] [--boards N]
     python bench/strength.py tiles-large   [--workers N] [--out DIR] [--boards N]
     python bench/strength.py tiles-search  [--positions N] [--max-states N]
+    python bench/strength.py goofspiel     [--workers N] [--out DIR] [--boards N]
+    python bench/strength.py battleship    [--workers N] [--out DIR] [--boards N]
 
 Every game is a round-robin with fixed seeds: every pair of bots plays both seats on every
 setup, through real bot processes and the referee's clocks (`arena tournament` machinery).
@@ -36,6 +38,9 @@ from arena.tournament.standings import Standings
 
 SOLVER_SECONDS = 30.0  # per blocking board whose outcome the bench computes with the solver
 SOLVER_CELLS = 100  # larger boards are left unknown (out of the solver's reach anyway)
+# The tiles run's setups: 2-4 plates of 2-5 tiles, 2-6 rows of 2-5 cells, a pot of 10-50 tiles.
+TILES_SMALL = {"min_plates": 2, "max_plates": 4, "min_plate_size": 2, "max_plate_size": 5, "min_rows": 2,
+               "max_rows": 6, "min_row_len": 2, "max_row_len": 5, "min_pot": 10, "max_pot": 50}
 BLOCKING_BOARDS = [(1, 20), (1, 34), (1, 50), (2, 14), (2, 33), (2, 50), (3, 7), (4, 4), (4, 6),
                    (5, 5), (5, 6), (6, 6), (7, 7), (6, 8), (8, 8), (9, 9), (10, 10), (12, 12),
                    (20, 20), (50, 50)]
@@ -55,15 +60,22 @@ def configs(game: str, boards: int) -> dict[str, Any]:
                 "setups": {"random": {"count": boards, "cols": 10, "rows": 10, "density": 0.1}},
                 "clock": {"budget_ms": 5000}}
     if game == "tiles":
+        # Small setups, where the exact value of every seat can be computed (tiles_check).
         return {**common, "name": "strength-tiles", "game": "tiles", "seed": 2,
                 "bots": ["perfect", "montecarlo", "greedy", "random"],
-                "setups": {"random": {"count": boards}}}
+                "setups": {"random": {"count": boards, **TILES_SMALL}}}
     if game == "tiles-large":
         # Longer games on bigger boards: far fewer draws than the default setups.
         return {**common, "name": "strength-tiles-large", "game": "tiles", "seed": 2,
                 "bots": ["montecarlo", "random"],
                 "setups": {"random": {"count": boards, "min_pot": 40, "max_pot": 200,
                                       "min_rows": 5, "max_rows": 8}}}
+    if game == "goofspiel":  # 13 cards; each setup's prize deck is drawn from its match's seed
+        return {**common, "name": "strength-goofspiel", "game": "goofspiel", "seed": 5,
+                "bots": ["montecarlo", "random"], "setups": {"random": {"count": boards}}}
+    if game == "battleship":  # the standard 10 x 10 game, fleet 5-4-3-3-2; the bots' seeds differ per match
+        return {**common, "name": "strength-battleship", "game": "battleship", "seed": 6,
+                "bots": ["density", "random"], "setups": {"random": {"count": boards}}}
     raise SystemExit(f"unknown game {game!r}")
 
 
@@ -235,11 +247,13 @@ def tiles_search(positions: int, max_states: int) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Run one game's strength measurement and print its markdown table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("game", choices=("blocking", "arrows", "tiles", "tiles-large", "tiles-search"))
+    parser.add_argument("game", choices=("blocking", "arrows", "tiles", "tiles-large", "tiles-search", "goofspiel",
+                                         "battleship"))
     parser.add_argument("--workers", type=int, default=1, help="parallel matches (default 1)")
     parser.add_argument("--out", type=Path, help="tournament output directory (default: a temp dir)")
     parser.add_argument("--boards", type=int,
-                        help="random setups (arrows 100, tiles 100, tiles-large 50, blocking 10)")
+                        help="random setups (arrows 100, tiles 100, tiles-large 50, blocking 10, "
+                             "goofspiel 50, battleship 50)")
     parser.add_argument("--positions", type=int, default=5, help="tiles-search: positions to measure")
     parser.add_argument("--max-states", type=int, default=40_000_000,
                         help="tiles-search: skip positions where plain negamax needs more")
@@ -249,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         lines = tiles_search(args.positions, args.max_states)
     else:
         boards = args.boards or {"arrows": 100, "tiles": 100, "tiles-large": 50,
-                                 "blocking": 10}[args.game]
+                                 "blocking": 10, "goofspiel": 50, "battleship": 50}[args.game]
         standings = run(configs(args.game, boards), args.workers, args.out)
         lines = pair_table(standings)
         setups = [s.setup for s in config_from_data(configs(args.game, boards)).setups]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games import REFEREE, Move, State, get_game
+from arena.games import Move, State, get_game
+from arena.games.seats import SeatView
 from protocol.bot import Bot
-from protocol.options import options_of
 
 
 def bits(mask: int) -> list[int]:
@@ -29,16 +29,12 @@ def int_option(name: str, value: Any, minimum: int = 1) -> int:
 
 
 class GameBot(Bot):
-    """A Bot that mirrors the match in `self.state`; subclasses implement `choose`."""
+    """A Bot that keeps its seat's view of the match in `self.state`; subclasses implement `choose`.
 
-    def __init__(self, seed: int = 0, **options: Any) -> None:
-        # Each subclass takes its own options by name; whatever reaches here is unknown,
-        # and a misspelt option silently ignored would change what a tournament measures.
-        if options:
-            known = ", ".join(options_of(type(self))) or "none"
-            unknown = ", ".join(repr(name) for name in options)
-            raise ValueError(f"unknown option {unknown} (options of {self.name}: {known})")
-        super().__init__(seed)
+    The view is the game's own (Game.start_view): the position itself in a game of public
+    information, what the seat may know of it otherwise. In a simultaneous turn the bot's own
+    move waits until the others' arrive with its next turn's events; then the turn is played.
+    """
 
     def init_game(
         self,
@@ -51,8 +47,8 @@ class GameBot(Bot):
     ) -> None:
         self.seat = seat
         self.players = players
-        # The seed only drives chance; the referee's events overwrite every chance outcome.
-        self.state, _ = get_game(game).start(setup, players, 0)
+        self.view = SeatView(seat, get_game(game).start_view(setup, players, seat))
+        self.state = self.view.state
         self.on_init(time_left_ms)
 
     def on_init(self, time_left_ms: int) -> None:
@@ -60,16 +56,13 @@ class GameBot(Bot):
 
     def observe(self, events: list[list[Any]]) -> None:
         """Apply the other seats' moves and the referee's events to self.state."""
-        for actor, payload in events:
-            if actor == REFEREE:
-                self.state.apply_event(payload)
-            else:
-                self.state.apply(payload)
+        for event in events:
+            self.view.see(event)
 
     def turn(self, events: list[list[Any]], time_left_ms: int) -> Move:
         self.observe(events)
         move = self.choose(self.state, time_left_ms)
-        self.state.apply(move)
+        self.view.play(self.seat, move)
         return move
 
     def choose(self, state: State, time_left_ms: int) -> Move:

@@ -1,17 +1,18 @@
-"""Bot options given as text: `KEY=VALUE` items, and a Bot class built with them, each checked against its default.
+"""Bot options given as text: `KEY=VALUE` items, and a Bot class built with them, each checked against its constructors.
 
 The command line's reader of `-o`, `name:k=v,...`, `--set` and `--sprt`, and the runner's
-check of a bot's options; the SDK itself (bot.py) needs neither.
+check of a bot's options (what options a class takes is read from its constructors in bot.py).
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Iterable
 from typing import Any
 
-from protocol.bot import Bot
+from protocol.bot import Bot, option_defaults, option_names, options_of, unknown_options
+
+__all__ = ["KeyValueError", "build_bot", "option_names", "options_of", "parse_key_values", "unknown_options"]
 
 
 class KeyValueError(ValueError):
@@ -39,32 +40,6 @@ def parse_key_values(pairs: Iterable[str]) -> dict[str, Any]:
     return values
 
 
-def options_of(cls: type[Bot]) -> tuple[str, ...]:
-    """The keyword options a bot class accepts, from its constructors: name=default (JSON)."""
-    shown = []
-    for name, default in _defaults(cls).items():
-        try:
-            shown.append(name if default is None else f"{name}={json.dumps(default)}")
-        except TypeError:  # not a value a spec could give: shown as Python writes it
-            shown.append(f"{name}={default!r}")
-    return tuple(shown)
-
-
-def _defaults(cls: type[Bot]) -> dict[str, Any]:
-    """Each keyword option's default, from the most derived constructor that declares it."""
-    found: dict[str, Any] = {}
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None or klass is object:
-            continue
-        for param in inspect.signature(init).parameters.values():
-            if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
-                continue
-            if param.name != "self" and param.default is not param.empty:
-                found.setdefault(param.name, param.default)
-    return found
-
-
 def _kind_of(default: Any) -> tuple[tuple[type, ...], str] | None:
     """The values an option with this default takes, and their name; None: anything."""
     if isinstance(default, bool):
@@ -79,8 +54,11 @@ def _kind_of(default: Any) -> tuple[tuple[type, ...], str] | None:
 
 
 def build_bot(cls: type[Bot], options: dict[str, Any]) -> Bot:
-    """An instance of cls with options, each of the type of its default; TypeError names a wrong one."""
-    defaults = _defaults(cls)
+    """An instance of cls with options, each named by a constructor and of its default's type; TypeError otherwise."""
+    unknown = [name for name in options if name not in option_names(cls)]
+    if unknown:
+        raise TypeError(unknown_options(cls, unknown))
+    defaults = option_defaults(cls)
     for name, value in options.items():
         kind = _kind_of(defaults.get(name))
         if kind is None or (isinstance(value, kind[0]) and not (isinstance(value, bool) and bool not in kind[0])):

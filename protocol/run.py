@@ -95,15 +95,20 @@ def load_bot_class(spec: str) -> type[Bot]:
             traceback.print_exc()
             raise BotLoadError(where_it_failed(exc)) from None
         module_name = module.__name__
+    found = _bot_classes(vars(module), module_name)
+    names = ", ".join(c.__name__ for c in found)
     if class_name:
         cls = getattr(module, class_name, None)
         if not (inspect.isclass(cls) and issubclass(cls, Bot)):
-            raise BotLoadError(f"{target} has no Bot subclass {class_name}")
+            raise BotLoadError(f"{target} has no Bot subclass {class_name}" + (f" (it defines {names})" if found else ""))
         return cls
-    found = _bot_classes(vars(module), module_name)
-    if len(found) != 1:
-        names = ", ".join(c.__name__ for c in found) or "none"
-        raise BotLoadError(f"{target} must define exactly one Bot subclass (found {names}); name one as {target}:Class")
+    if not found:
+        raise BotLoadError(f"{target} defines no subclass of protocol.Bot: a Python bot is one (class MyBot(Bot), "
+                           f"with from protocol import Bot); a program that speaks the protocol itself runs as "
+                           f"exec:python3 {target}")
+    if len(found) > 1:
+        raise BotLoadError(f"{target} defines {len(found)} Bot subclasses ({names}): name one, "
+                           f"{target}:{found[0].__name__}")
     return found[0]
 
 
@@ -285,8 +290,29 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
         raise BotLoadError(f"option {exc.pair!r} is not KEY=VALUE") from None
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry: load the bot, read the environment, serve."""
+def build(args: argparse.Namespace) -> Bot:
+    """The bot the command line names, built with its options; BotLoadError says in one line why it cannot start."""
+    try:
+        options = json.loads(args.options_json) if args.options_json else {}
+        options.update(parse_options(args.option))
+        if args.pascal:
+            from protocol.pascal import PascalModule
+
+            return PascalModule(args.pascal, args.interface, **options)
+        cls = load_bot_class(args.bot)
+    except (json.JSONDecodeError, TypeError, OSError, ImportError) as exc:
+        raise BotLoadError(str(exc)) from None
+    try:
+        return build_bot(cls, options)
+    except TypeError as exc:  # options the bot does not take
+        raise BotLoadError(str(exc)) from None
+    except Exception as exc:  # its constructor failed: where, in the last line
+        traceback.print_exc()
+        folder = Path(inspect.getfile(cls)).resolve().parent if inspect.getmodule(cls) else None
+        raise BotLoadError(where_it_failed(exc, folder)) from None
+
+
+def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m protocol.run", description=__doc__)
     parser.add_argument("bot", nargs="?", default="", help="path/bot.py, path/bot.py:Class or module:Class")
     parser.add_argument("--pascal", metavar="LIBRARY", default="",
@@ -298,14 +324,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default="", help="name to present in hello")
     parser.add_argument("--stdio", action="store_true",
                         help="speak JSON lines on stdin/stdout (SPEC.md section 10) instead of ZeroMQ")
+    parser.add_argument("--check", action="store_true",
+                        help="only load the bot and build it with its options, then exit: 0, or 2 with the reason "
+                             "(what the arena asks before a match)")
     parser.add_argument("--connect", metavar="tcp://HOST:PORT", default="",
                         help="play on another machine's referee over TCP with CURVE (SPEC.md section 13)")
     parser.add_argument("--server-key", metavar="FILE", default="", help="with --connect: the referee's public key file")
     parser.add_argument("--key", metavar="FILE", default="",
                         help="with --connect: this bot's secret key file (NAME.key_secret of arena keys new)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry: load the bot, read the environment, serve."""
+    parser = _arguments()
     args = parser.parse_args(argv)
     if bool(args.bot) == bool(args.pascal) or bool(args.pascal) != bool(args.interface):
         parser.error("name one bot: BOT, or --pascal LIBRARY with --interface MODULE")
+    if args.check:
+        try:
+            build(args)
+        except BotLoadError as exc:
+            print(f"cannot start bot: {exc}", file=sys.stderr)  # the last line: the failure's detail
+            return 2
+        return 0
     remote: tuple[bytes, bytes, bytes] | None = None
     if args.connect or args.server_key or args.key:
         if not (args.connect and args.server_key and args.key) or args.stdio:
@@ -327,29 +369,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{ENV_ENDPOINT} and {ENV_TOKEN} must be set (the referee sets them)", file=sys.stderr)
         return 2
     try:
-        options = json.loads(args.options_json) if args.options_json else {}
-        options.update(parse_options(args.option))
-        cls: type[Bot] | None = None
-        if args.pascal:
-            from protocol.pascal import PascalModule
-
-            bot: Bot = PascalModule(args.pascal, args.interface, **options)
-        else:
-            cls = load_bot_class(args.bot)
-    except (BotLoadError, json.JSONDecodeError, TypeError, OSError, ImportError) as exc:
+        bot = build(args)
+    except BotLoadError as exc:
         print(f"cannot start bot: {exc}", file=sys.stderr)  # the last line: the failure's detail
         return 2
-    if cls is not None:
-        try:
-            bot = build_bot(cls, options)
-        except TypeError as exc:  # options the bot does not take
-            print(f"cannot start bot: {exc}", file=sys.stderr)
-            return 2
-        except Exception as exc:  # its constructor failed: where, in the last line
-            traceback.print_exc()
-            folder = Path(inspect.getfile(cls)).resolve().parent if inspect.getmodule(cls) else None
-            print(f"cannot start bot: {where_it_failed(exc, folder)}", file=sys.stderr)
-            return 2
     try:
         if pipes is not None:
             return serve_stdio(bot, *pipes, name=args.name)

@@ -23,10 +23,11 @@ from typing import Any
 
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, find_game, non_negative_int, positive_int
 from arena.clock import ClockSettings
-from arena.games import Game, GameError, add_game_paths, game_folder, game_names, get_game
+from arena.games import Game, GameError, add_game_paths, family_names, game_folder, get_game, is_game_name
 from arena.games.conformance import check_game
 from arena.launch.botspec import BotKind, BotSpec, BotSpecError, parse_bot_spec
 from arena.launch.plugins import bots_for
+from arena.launch.probe import check_starts
 from arena.launch.process import LaunchError, preflight
 from arena.launch.sandbox import SandboxError, check_sandbox
 from arena.outcomes import FAILURES
@@ -113,8 +114,8 @@ def _instance(obj: Any, where: str) -> Game:
 
 def load_game(target: str) -> Game:
     """The game MODULE names: registered, else the module's GAME, its only Game instance or class."""
-    if target in game_names():
-        return get_game(target)
+    if is_game_name(target):
+        return find_game(target)
     module_name, _, attr = target.partition(":")
     try:
         module = _import(module_name)
@@ -144,8 +145,11 @@ def load_game(target: str) -> Game:
 
 def folder_games(target: str) -> list[str]:
     """The games a GAME|DIR argument names: a found game, or the game folders of a directory."""
-    if target in game_names():
+    if is_game_name(target):
+        find_game(target)  # a family's game it cannot make: one line saying why
         return [target]
+    if target in family_names():
+        find_game(target)  # a family: name one of its games
     if Path(target).is_dir():
         try:
             names = add_game_paths([target])
@@ -270,7 +274,9 @@ def _spec(game: Game, text: str) -> BotSpec:
     if spec.kind == BotKind.PASCAL and shutil.which("fpc") is None:
         raise CliError("pascal: modules need Free Pascal (apt-get install fp-compiler)")
     try:
-        preflight(spec, check_sandbox("auto"))
+        mode = check_sandbox("auto")
+        preflight(spec, mode)
+        check_starts([spec], mode)
     except (SandboxError, LaunchError) as exc:
         raise CliError(str(exc)) from None
     return spec

@@ -23,7 +23,16 @@ from arena.argtypes import (
     non_negative_int,
 )
 from arena.cli.series import add_conditions, add_series_arguments, add_setup_arguments, cmd_series, conditions, setup_values
-from arena.games import GameError, add_game_paths, game_folder, game_folders, game_names, get_game
+from arena.games import (
+    GameError,
+    add_game_paths,
+    family_names,
+    game_folder,
+    game_folders,
+    game_module,
+    game_names,
+    get_game,
+)
 from arena.launch.plugins import bots_for
 from arena.launch.process import MachineError
 from arena.viewer.cli import add_replay_arguments, run_replay
@@ -85,7 +94,27 @@ def cmd_games(args: argparse.Namespace) -> int:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
         print(" " * widths[0] + f"  folder: {folder.path}" + ("" if folder.builtin else f" ({folder.origin})"))
         print(" " * widths[0] + f"  bots: {bots}")
+    for name in family_names():
+        print(f"{name}:SPEC  a family of games: {family_note(name)}")
+        folder = game_folder(name)
+        print(f"  folder: {folder.path}" + ("" if folder.builtin else f" ({folder.origin})"))
+        print(f"  bots: {', '.join(bot.name for bot in bots_for(name)) or 'none'} (each game of the family)")
     return EXIT_OK
+
+
+def family_note(name: str) -> str:
+    """The first line of a family's rules module's docstring: what its games are and how to name one."""
+    try:
+        module = game_module(name, "rules")
+    except Exception as exc:  # noqa: BLE001 - a family's broken rules must not hide the other games
+        return f"its rules do not load ({type(exc).__name__}: {exc})"
+    lines = (module.__doc__ or "" if module is not None else "").strip().splitlines()
+    return lines[0] if lines else "(no description)"
+
+
+def listed_games() -> str:
+    """The games to name in a command's help: every game found, and FAMILY:SPEC for each family."""
+    return ", ".join([*game_names(), *(f"{family}:SPEC" for family in family_names())])
 
 
 def leading_game_dirs(argv: list[str]) -> list[str]:
@@ -103,7 +132,7 @@ def leading_game_dirs(argv: list[str]) -> list[str]:
 
 def cmd_bots(args: argparse.Namespace) -> int:
     """List the registered bots, of one game or of all."""
-    games = [find_game(args.game).name] if args.game else game_names()
+    games = [find_game(args.game).name] if args.game else [*game_names(), *family_names()]
     for game in games:
         for bot in bots_for(game):
             options = f"  (options: {', '.join(bot.options)})" if bot.options else ""
@@ -129,7 +158,7 @@ def build_parser() -> Parser:
     m = sub.add_parser("match", help="play one match, or a series of them (--games N, --sprt)",
                        description="Play one match of GAME between the BOTs, one per seat (a series of them with "
                                    "--games N). More bots than seats is a tournament: arena tournament GAME BOT....")
-    m.add_argument("game", metavar="GAME", help="the game to play: " + ", ".join(game_names()) + " (arena games)")
+    m.add_argument("game", metavar="GAME", help="the game to play: " + listed_games() + " (arena games)")
     m.add_argument("bots", nargs="+", metavar="BOT",
                    help="one per seat: a registered name (options as name:key=value,...; arena bots GAME lists "
                         "them), path/bot.py[:Class], module:Class, exec:COMMAND (a ZeroMQ bot), "

@@ -11,7 +11,7 @@ import arena.api as api
 from arena.api import ArenaError
 from arena.argtypes import EXIT_OK, non_negative_int, positive_int
 from arena.cli.series import add_conditions, add_setup_arguments, conditions, setup_values
-from arena.games import game_names
+from arena.games import family_names, game_names, is_game_name
 from arena.tournament.config import FORMATS, TournamentConfig
 
 
@@ -24,7 +24,8 @@ def register(subparsers: Any) -> None:
                     "others), knockout or swiss), or each CONFIG's tournament in turn. Results go to "
                     "results/NAME unless --out says otherwise.")
     t.add_argument("what", nargs="+", metavar="GAME BOT… | CONFIG…",
-                   help=f"a game ({', '.join(game_names())}) and its bots, or tournament configs (TOML)")
+                   help=f"a game ({', '.join([*game_names(), *(f'{f}:SPEC' for f in family_names())])}) and its "
+                        "bots, or tournament configs (TOML)")
     group = t.add_argument_group("a tournament named on the command line (GAME BOT BOT...)")
     group.add_argument("--games", type=positive_int, metavar="N",
                        help="games per pairing, a multiple of the seats (default: one per seat order)")
@@ -60,7 +61,7 @@ def register(subparsers: Any) -> None:
 
 def _named_on_command_line(what: list[str]) -> bool:
     """GAME BOT BOT... rather than configs: the first word is a game and no file of that name exists."""
-    return what[0] in game_names() and not os.path.exists(what[0])
+    return is_game_name(what[0]) and not os.path.exists(what[0])
 
 
 def _configs(args: argparse.Namespace) -> list[TournamentConfig]:

@@ -21,11 +21,13 @@ from typing import Any
 
 from arena.games import Game, GameError, State, game_file, game_folder, game_module
 from arena.games.conformance import check_game, players_for
+from arena.games.seats import play_turn, random_turn
 from arena.kit.terminal import Terminal, View
 from arena.launch.plugins import RegisteredBot, bots_for
 from arena.logs.matchlog import read_log
 from arena.outcomes import FAILURES
-from arena.play.views import view_class
+from arena.kit.views import view_class
+from arena.tournament.adhoc import run_name
 from arena.tournament.config import ConfigError, config_from_data, load_config
 from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.errors import TournamentError
@@ -142,8 +144,9 @@ def _play_bots(name: str, bots: list[RegisteredBot], tmp: Path, budget_ms: int, 
     seats = 1 if game.max_players == 1 else max(2, game.min_players)
     anchor = _anchor(bots)
     data: dict[str, Any] = {
-        "name": f"check-{name}", "game": name, "seed": 1, "players": seats, "games_per_pairing": seats,
-        "bots": [bot.name for bot in bots], "setups": {"random": {"count": 1}},
+        # A family's game is named `family:SPEC`: the run's name keeps what a directory's name may hold.
+        "name": run_name([], f"check-{name}", series=False), "game": name, "seed": 1, "players": seats,
+        "games_per_pairing": seats, "bots": [bot.name for bot in bots], "setups": {"random": {"count": 1}},
         "clock": {"budget_ms": budget_ms, "mode": "cpu"}, "strikes": {"max_strikes": 0}}
     if seats > 1 and len(bots) > 1:
         data |= {"format": "gauntlet", "challengers": [anchor.name]}
@@ -168,7 +171,7 @@ def _play_bots(name: str, bots: list[RegisteredBot], tmp: Path, budget_ms: int, 
 
 
 def _playouts(game: Game, count: int) -> list[tuple[State, list[tuple[int, Any, State, State]]]]:
-    """Random playouts: the initial state and every (seat, move, before, after)."""
+    """Random playouts: the initial state and every (seat, move, before, after) (a turn of several movers: each)."""
     found = []
     for seed in range(count):
         players = players_for(game, seed)
@@ -176,11 +179,10 @@ def _playouts(game: Game, count: int) -> list[tuple[State, list[tuple[int, Any, 
         state, _ = game.start(game.random_setup(rng, players), players, seed)
         initial, steps = state.copy(), []
         while not state.is_over() and len(steps) < 400:
-            seat = state.to_move()
             before = state.copy()
-            move = rng.choice(state.legal_moves())
-            state.apply(move)
-            steps.append((seat, move, before, state.copy()))
+            moves = random_turn(state, rng)
+            play_turn(state, moves)
+            steps += [(seat, move, before, state.copy()) for seat, move in moves.items()]
         found.append((initial, steps))
     return found
 
@@ -267,7 +269,11 @@ def _docs(name: str) -> Part:
                 move, setup = json.loads(move_text), json.loads(setup_text)
                 players = max(1, game.min_players)
                 state, _ = game.start(game.validate_setup(setup, players), players, 1)
-                state.apply(move)
+                movers = state.movers()
+                if len(movers) > 1:
+                    state.check_move(movers[0], move)  # a simultaneous turn: the first mover's move
+                else:
+                    state.apply(move)
             except (ValueError, GameError) as exc:
                 problems.append(f"example move {move_text} on {setup_text}: {exc}")
         told = f", {len(examples)} example move{'s' * (len(examples) != 1)} legal" if examples else ""

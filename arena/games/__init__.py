@@ -20,12 +20,15 @@ from arena.games.registry import (
     UnknownGame,
     add_game_paths,
     external_game_paths,
+    family_names,
+    folder_of,
     game_file,
     game_folder,
     game_folders,
     game_module,
     game_names,
     get_game,
+    is_game_name,
 )
 
 __all__ = [
@@ -42,12 +45,15 @@ __all__ = [
     "UnknownGame",
     "add_game_paths",
     "external_game_paths",
+    "family_names",
+    "folder_of",
     "game_file",
     "game_folder",
     "game_folders",
     "game_module",
     "game_names",
     "get_game",
+    "is_game_name",
     "ranks_from_scores",
     "ranks_with_last",
 ]

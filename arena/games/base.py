@@ -64,6 +64,11 @@ def chance_rng(seed: int, counter: int) -> random.Random:
     return random.Random(f"arena:{seed}:{counter}")
 
 
+def turn_order_rng(seed: int, ply: int) -> random.Random:
+    """The generator of the order in which a simultaneous turn's movers are asked (the referee's, not chance)."""
+    return random.Random(f"arena-turn-order:{seed}:{ply}")
+
+
 class State(ABC):
     """A position of one match: whose turn, legal moves, applying moves, results."""
 
@@ -71,11 +76,53 @@ class State(ABC):
 
     @abstractmethod
     def to_move(self) -> int | None:
-        """The seat to move, or None when the game is over."""
+        """The seat to move, or None when the game is over (in a simultaneous turn: the first of movers())."""
 
     @abstractmethod
     def legal_moves(self) -> list[Move]:
         """Every legal move of the seat to move, in a deterministic order."""
+
+    def movers(self) -> list[int]:
+        """The seats that move now, in seat order: one, several at once (a simultaneous turn), none when over.
+
+        Games of one mover at a time keep this default; a game with simultaneous turns overrides it,
+        with moves_of, check_move and apply_turn.
+        """
+        seat = self.to_move()
+        return [] if seat is None or self.is_over() else [seat]
+
+    def moves_of(self, seat: int) -> list[Move]:
+        """Every legal move of one mover now, in a deterministic order ([] for a seat that does not move)."""
+        return self.legal_moves() if self.movers() == [seat] else []
+
+    def check_move(self, seat: int, move: Move) -> None:
+        """Raise IllegalMove when move is not one seat may play now; never changes the state."""
+        if seat not in self.movers():
+            raise IllegalMove(move, f"seat {seat} does not move now")
+        if len(self.movers()) == 1:
+            self.copy().apply(move)
+        elif move not in self.moves_of(seat):
+            raise IllegalMove(move, "not a legal move now")
+
+    def apply_turn(self, moves: Mapping[int, Move]) -> list[Event]:
+        """Play one turn: the move of every mover at once; return the referee events it caused.
+
+        The default plays the single mover's move with apply. A game with simultaneous turns
+        overrides it; the referee calls it once every mover's move passed check_move.
+        """
+        movers = self.movers()
+        if len(movers) != 1 or set(moves) != set(movers):
+            raise IllegalMove(dict(moves), f"a turn of {movers} needs one move from each")
+        return self.apply(moves[movers[0]])
+
+    def observe(self, event: Event, seat: int) -> Event | None:
+        """What seat may see of an event of the turn just played (None: nothing of it); called after it.
+
+        The default shows everything: a game of public information keeps it. A game with hidden
+        information (Game.hidden_information) shows each seat its own view: another seat's secret
+        move as [actor, None], a deal as that seat's card alone, and so on.
+        """
+        return event
 
     @abstractmethod
     def apply(self, move: Move) -> list[Event]:
@@ -155,6 +202,9 @@ class Game(ABC):
     max_players: ClassVar[int]
     description: ClassVar[str] = ""
     chance: ClassVar[bool] = False  # the referee draws something during a match (from its seed)
+    # Some of the setup or of the events is not for every seat (observe_setup, State.observe): the
+    # referee sends each seat its own view, and logs what it sent so that `arena verify` can check it.
+    hidden_information: ClassVar[bool] = False
     # State.to_setup() keeps everything the rules use: a match from it continues the game exactly
     # (what `arena play` needs to take moves back against bots).
     exact_setups: ClassVar[bool] = False
@@ -180,6 +230,19 @@ class Game(ABC):
     @abstractmethod
     def state_from_data(self, data: Mapping[str, Any]) -> State:
         """Rebuild a state from State.to_data()."""
+
+    def observe_setup(self, setup: Mapping[str, Any], seat: int) -> dict[str, Any]:
+        """A seat's share of a validated setup (what its init carries); by default all of it."""
+        return dict(setup)
+
+    def start_view(self, setup: Mapping[str, Any], players: int, seat: int) -> State:
+        """A seat's own view of the opening position, from its share of the setup (what a bot keeps).
+
+        The view follows the game through the events the seat is sent (referee events with
+        apply_event, the others' moves with apply or apply_turn). By default it is the position
+        itself, started without chance (the referee's events overwrite every chance outcome).
+        """
+        return self.start(setup, players, 0)[0]
 
     def parse_setup_file(self, data: bytes, filename: str) -> dict[str, Any] | None:
         """Parse a setup file in a format of the game's own (not JSON/TOML); pure, no I/O.

@@ -15,8 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeGuard, TypeVar
 
+from arena.games.seats import SeatView, play_turn, random_turn, wire
 from arena.games.base import (
     REFEREE,
+    Event,
     Game,
     IllegalMove,
     Move,
@@ -25,7 +27,8 @@ from arena.games.base import (
     ranks_from_scores,
 )
 
-__all__ = ["CHECKS", "Check", "CheckResult", "Problem", "Report", "check_game", "players_for", "position"]
+__all__ = ["CHECKS", "Check", "CheckResult", "Problem", "Report", "check_game", "play_turn", "players_for",
+           "position", "random_turn"]
 
 MAX_PLIES = 20_000
 GARBAGE_MOVES: tuple[Any, ...] = (None, "garbage", -1, [], {"x": 1}, [10**9, 10**9], 3.5, True)
@@ -52,7 +55,8 @@ CHECKS: tuple[Check, ...] = (
     Check("deterministic", "apply is deterministic: a copy given the same move reaches the same state"),
     Check("copy", "copies are independent of the original"),
     Check("data", "to_data is plain data and state_from_data round-trips it"),
-    Check("mirror", "a bot's mirror (unseeded start + referee events [-1, payload]) keeps up with the game"),
+    Check("mirror", "each seat's view (start_view of its share of the setup, then what it is shown) keeps up "
+                    "with the game and knows its own moves"),
     Check("fingerprint", "fingerprints are None or 32-bit and equal for a rebuilt state"),
     Check("render", "render and render_move give deterministic text"),
     Check("to_setup", "positions of running games give valid setups (to_setup, where the game has it)"),
@@ -185,15 +189,6 @@ def _not_plain(value: Any, path: str = "") -> str | None:
     return f"{path or 'the top'} is a {type(value).__name__}"
 
 
-def _wire(value: Any) -> Any:
-    """A value as a bot sends it back over the wire: tuples become lists."""
-    if isinstance(value, (list, tuple)):
-        return [_wire(item) for item in value]
-    if isinstance(value, Mapping):
-        return {key: _wire(item) for key, item in value.items()}
-    return value
-
-
 def _is_int(value: Any) -> TypeGuard[int]:
     """True for a real int (bools excluded)."""
     return isinstance(value, int) and not isinstance(value, bool)
@@ -209,12 +204,12 @@ def players_for(game: Game, seed: int) -> int:
 
 
 def position(game: Game, seed: int, ply: int) -> State:
-    """The position after `ply` moves of playout `seed`, to reproduce a problem."""
+    """The position after `ply` turns of playout `seed`, to reproduce a problem."""
     rng = random.Random(seed)
     players = players_for(game, seed)
     state, _ = game.start(game.random_setup(rng, players), players, seed)
     for _ in range(ply):
-        state.apply(_wire(rng.choice(state.legal_moves())))
+        play_turn(state, random_turn(state, rng))
     return state
 
 
@@ -229,7 +224,7 @@ class _Playout:
         self.players = players_for(game, seed)
         self.ply: int | None = None
         self.rng = random.Random(seed)  # the setup, then every move
-        self.mirror: State | None = None
+        self.views: list[SeatView] = []  # each seat's view, as its bot keeps it (until one fails)
         self.to_setup = True  # False once the game says it has no to_setup
 
     def fail(self, key: str, message: str) -> None:
@@ -284,22 +279,28 @@ class _Playout:
             self.fail("start", "start gives different states or events for the same setup and seed")
         if not isinstance(events, list) or not all(_is_event(event) for event in events):
             self.stop("start", f"start's events are not [-1, payload] lists: {_short(events)}")
-        mirror, _ = self.call("mirror", "start with seed 0", game.start, setup, players, 0)
-        self.mirror = mirror
-        self.follow(events)
+        seats = range(players) if game.hidden_information else range(1)  # public: every view is the same
+        for seat in seats:
+            share = self.call("mirror", f"observe_setup(setup, {seat})", game.observe_setup, setup, seat)
+            view = self.call("mirror", f"start_view of seat {seat}'s share", game.start_view, share, players, seat)
+            self.views.append(SeatView(seat, view))
+        self.follow(state, events)
         return state
 
-    def follow(self, events: list[Any]) -> None:
-        """Tell the mirror the referee's events, as a bot's copy of the state learns them."""
-        if self.mirror is None:
-            return
-        for _, payload in events:
-            try:
-                self.mirror.apply_event(payload)
-            except Exception as exc:  # noqa: BLE001 - a game's own bug is a problem to report
-                self.fail("mirror", f"apply_event({_short(payload)}) raised {_raised(exc)}")
-                self.mirror = None
-                return
+    def follow(self, state: State, events: list[Any], skip: int | None = None) -> None:
+        """Show each view its share of events (as the referee sends them), as a bot's copy learns them."""
+        for view in list(self.views):
+            if view.seat == skip:
+                continue
+            for event in events:
+                try:
+                    seen = state.observe(event, view.seat) if self.game.hidden_information else event
+                    if seen is not None:
+                        view.see(wire(seen))
+                except Exception as exc:  # noqa: BLE001 - a game's own bug is a problem to report
+                    self.fail("mirror", f"seat {view.seat}'s view of {_short(event)} raised {_raised(exc)}")
+                    self.views = []
+                    return
 
     def play(self, state: State) -> State:
         """Random moves until the game ends, checking every position."""
@@ -323,11 +324,19 @@ class _Playout:
             self.fail("render", f"render returned a {type(text).__name__}, not text")
         elif self.call("render", "render", state.render) != text:
             self.fail("render", "render gives different text for the same position")
-        if self.mirror is not None:
-            seen = self.call("mirror", "render of the mirror", self.mirror.render)
-            if seen != text:
-                self.fail("mirror", "the mirror's position differs from the referee's (render)")
-                self.mirror = None
+        for view in self.views:
+            if not self.game.hidden_information:
+                if self.call("mirror", "render of a seat's view", view.state.render) != text:
+                    self.fail("mirror", "a seat's view differs from the referee's position (render)")
+                    self.views = []
+                    break
+            elif not state.is_over() and view.seat in state.movers():
+                own = self.call("mirror", "moves_of in a seat's view", view.state.moves_of, view.seat)
+                if own != state.moves_of(view.seat):
+                    self.fail("mirror", f"seat {view.seat}'s view offers it {_short(own)}, the referee's position "
+                                        f"{_short(state.moves_of(view.seat))}")
+                    self.views = []
+                    break
         data = self.call("data", "to_data", state.to_data)
         bad = _not_plain(data)
         if bad:
@@ -360,8 +369,13 @@ class _Playout:
             self.fail("to_setup", f"to_setup gives {_short(setup)}, which does not validate: {_raised(exc)}")
             self.to_setup = False
 
-    def move(self, state: State, data: Any) -> tuple[Move, list[Any]]:
-        """Check the legal moves and malformed ones, then play a random legal move; return it and its events."""
+    def move(self, state: State, data: Any) -> tuple[dict[int, Move], list[Any]]:
+        """Check the legal moves and malformed ones, then play a random turn; return its moves and events."""
+        movers = self.call("legal", "movers", state.movers)
+        if not isinstance(movers, list) or not movers or not all(_is_int(m) and 0 <= m < self.players for m in movers):
+            self.stop("legal", f"movers() is {_short(movers)} in a game that is not over (seats 0..{self.players - 1})")
+        if len(movers) > 1:
+            return self.simultaneous(state, data, movers)
         mover = self.call("legal", "to_move", state.to_move)
         if not _is_int(mover) or not 0 <= mover < self.players:
             self.stop("legal", f"to_move() is {_short(mover)} in a game that is not over "
@@ -379,12 +393,12 @@ class _Playout:
         self.refuse(state, data, legal)
         move = self.rng.choice(legal)
         copy = self.call("copy", "copy", state.copy)
-        sent = _wire(move)
+        sent = wire(move)
         try:
             events = state.apply(sent)
         except IllegalMove as exc:
-            wire = " (as the wire delivers it)" if repr(sent) != repr(move) else ""
-            self.stop("legal", f"legal move {_short(sent)}{wire} was refused: {exc}")
+            delivered = " (as the wire delivers it)" if repr(sent) != repr(move) else ""
+            self.stop("legal", f"legal move {_short(sent)}{delivered} was refused: {exc}")
         except Exception as exc:  # noqa: BLE001 - a game's own bug is a problem to report
             self.stop("legal", f"apply({_short(sent)}) of a legal move raised {_raised(exc)}")
         if not isinstance(events, list) or not all(_is_event(event) for event in events):
@@ -393,7 +407,7 @@ class _Playout:
         if self.call("copy", "to_data of a copy", copy.to_data) != data:
             self.fail("copy", f"a copy changed when the original played {_short(sent)}")
         else:
-            twin_events = self.call("deterministic", "apply on a copy", copy.apply, _wire(move))
+            twin_events = self.call("deterministic", "apply on a copy", copy.apply, wire(move))
             if twin_events != events:
                 self.fail("deterministic", f"{_short(sent)} causes other events on a copy: {_short(twin_events)} "
                                            f"!= {_short(events)}")
@@ -406,7 +420,42 @@ class _Playout:
         shown = self.call("render", f"render_move({_short(move)})", self.game.render_move, move)
         if not isinstance(shown, str):
             self.fail("render", f"render_move returned a {type(shown).__name__}, not text")
-        return move, events
+        return {mover: move}, events
+
+    def simultaneous(self, state: State, data: Any, movers: list[int]) -> tuple[dict[int, Move], list[Any]]:
+        """A simultaneous turn: each mover's moves, malformed ones refused by check_move, then a random turn."""
+        for seat in movers:
+            legal = self.call("legal", f"moves_of({seat})", state.moves_of, seat)
+            if not isinstance(legal, list) or not legal:
+                self.stop("legal", f"mover {seat} has no legal moves in a game that is not over: {_short(legal)}")
+            for garbage in GARBAGE_MOVES:
+                if any(type(m) is type(garbage) and m == garbage for m in legal):
+                    continue
+                try:
+                    state.check_move(seat, garbage)
+                except IllegalMove:
+                    continue
+                except Exception as exc:  # noqa: BLE001 - a game's own bug is a problem to report
+                    self.fail("refused", f"check_move({seat}, {_short(garbage)}) raised {_raised(exc)}")
+                    continue
+                self.stop("refused", f"the malformed move {_short(garbage)} of seat {seat} was accepted")
+        moves = random_turn(state, self.rng)
+        copy = self.call("copy", "copy", state.copy)
+        try:
+            events = play_turn(state, moves)
+        except IllegalMove as exc:
+            self.stop("legal", f"the legal turn {_short(moves)} was refused: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a game's own bug is a problem to report
+            self.stop("legal", f"apply_turn({_short(moves)}) raised {_raised(exc)}")
+        if self.call("copy", "to_data of a copy", copy.to_data) != data:
+            self.fail("copy", f"a copy changed when the original played {_short(moves)}")
+        elif self.call("deterministic", "apply_turn on a copy", play_turn, copy, moves) != events:
+            self.fail("deterministic", f"the turn {_short(moves)} causes other events on a copy")
+        for seat, move in moves.items():
+            shown = self.call("render", f"render_move({_short(move)})", self.game.render_move, move)
+            if not isinstance(shown, str):
+                self.fail("render", f"render_move returned a {type(shown).__name__}, not text")
+        return moves, events
 
     def refuse(self, state: State, data: Any, legal: list[Move]) -> None:
         """Malformed moves must raise IllegalMove and leave the state as it was."""
@@ -426,17 +475,19 @@ class _Playout:
                 self.stop("refused", f"the refused move {_short(garbage)} changed the state, "
                                      f"{_first_difference(data, now)}")
 
-    def after(self, state: State, move: Move, events: list[Any]) -> None:
-        """Tell the mirror the move and its events."""
-        if self.mirror is None:
-            return
-        try:
-            self.mirror.apply(_wire(move))
-        except Exception as exc:  # noqa: BLE001 - a game's own bug is a problem to report
-            self.fail("mirror", f"the mirror refused {_short(move)}: {_raised(exc)}")
-            self.mirror = None
-            return
-        self.follow(events)
+    def after(self, state: State, moves: dict[int, Move], events: list[Any]) -> None:
+        """Show every view the turn's moves (its own, and its view of the others') and its events."""
+        for seat, move in moves.items():
+            for view in list(self.views):
+                if view.seat != seat:
+                    continue
+                try:
+                    view.play(seat, wire(move))
+                except Exception as exc:  # noqa: BLE001 - a game's own bug is a problem to report
+                    self.fail("mirror", f"seat {seat}'s view refused its own move {_short(move)}: {_raised(exc)}")
+                    self.views = []
+            self.follow(state, [[seat, move]], skip=seat)
+        self.follow(state, events)
 
     def finish(self, state: State) -> None:
         """Check the end of the game: nobody to move, scores, ranks, reason, forfeits."""

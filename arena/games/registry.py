@@ -10,10 +10,15 @@ package listed under the entry-point group `arena.games`. Nothing lists the game
 Wherever its folder lies, a game is imported as `arena.games.<name>`, so the modules of a folder
 (which import one another relatively) are the same modules in the arena, its workers and its
 bots, and a copy of a folder under another name is another game.
+
+A folder whose rules module defines `make_game(spec: str) -> Game` (instead of `GAME`) is a
+family of games: it answers every name `FOLDER:SPEC`, its bots play each of them, and its other
+parts (view, drawing, RULES.md) serve them all.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -33,20 +38,26 @@ BUILTIN_DIR = Path(__file__).resolve().parent
 ENV_VARIABLE = "ARENA_GAMES"
 ENTRY_POINT_GROUP = "arena.games"
 RULES_MODULE = "rules"
+FAMILY_HOOK = "make_game"  # a rules module defining it makes its folder a family of games
+FAMILY_SEPARATOR = ":"  # FOLDER:SPEC names a game of a family
 # The package's own modules: no game may take their names.
 RESERVED = frozenset({"base", "conformance", "registry", "tests"})
 
 
 class UnknownGame(KeyError):
-    """No game of that name is found."""
+    """No game of that name is found (detail: why, when a family of games refused the name)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, detail: str = "") -> None:
         super().__init__(name)
         self.name = name
+        self.detail = detail
 
     def __str__(self) -> str:
-        return (f"unknown game {self.name!r} (known: {', '.join(game_names())}; a game in a folder of its own: "
-                f"arena --games DIR, or {ENV_VARIABLE})")
+        if self.detail:
+            return f"unknown game {self.name!r}: {self.detail}"
+        families = "".join(f", {family}{FAMILY_SEPARATOR}..." for family in family_names())
+        return (f"unknown game {self.name!r} (known: {', '.join(game_names())}{families}; a game in a folder of its "
+                f"own: arena --games DIR, or {ENV_VARIABLE})")
 
 
 class GameFolderError(GameError):
@@ -60,6 +71,7 @@ class GameFolder:
     name: str
     path: Path
     origin: str  # "built-in", "ARENA_GAMES", "--games" or "entry point NAME"
+    family: bool = False  # its rules define make_game: it answers the names FOLDER:SPEC
 
     @property
     def module(self) -> str:
@@ -82,12 +94,24 @@ def is_game_folder(path: Path) -> bool:
     return (path / f"{RULES_MODULE}.py").is_file()
 
 
+def is_family_folder(path: Path) -> bool:
+    """True for a game folder whose rules module defines make_game at its top level (read, not imported)."""
+    text = (path / f"{RULES_MODULE}.py").read_text(encoding="utf-8", errors="replace")
+    if FAMILY_HOOK not in text:
+        return False
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:  # importing the rules tells what is wrong
+        return False
+    return any(isinstance(node, ast.FunctionDef) and node.name == FAMILY_HOOK for node in tree.body)
+
+
 def _checked(path: Path, origin: str) -> GameFolder:
     name = path.name
     if not name.isidentifier() or name in RESERVED:
         raise GameFolderError(f"{origin}: {path}: a game folder's name is the game's name and must be a Python "
                               f"identifier other than {', '.join(sorted(RESERVED))} (letters, digits and _)")
-    return GameFolder(name, path, origin)
+    return GameFolder(name, path, origin, is_family_folder(path))
 
 
 def folders_in(path: Path, origin: str) -> list[GameFolder]:
@@ -166,12 +190,37 @@ def add_game_paths(paths: Iterable[str | os.PathLike[str]], origin: str = "--gam
     return [f.name for f in added]
 
 
+def split_name(name: str) -> tuple[str, str]:
+    """(folder, spec) of a game's name: ("family", "SPEC") for `family:SPEC`, (name, "") for any other."""
+    folder, _, spec = name.partition(FAMILY_SEPARATOR)
+    return folder, spec
+
+
 def game_folder(name: str) -> GameFolder:
-    """The folder of the game called name; raises UnknownGame."""
-    folder = game_folders().get(name) if isinstance(name, str) else None
+    """The folder of the game called name (a family's for `FOLDER:SPEC`); raises UnknownGame."""
+    folder = None
+    if isinstance(name, str):
+        home, spec = split_name(name)
+        folder = game_folders().get(home)
+        if folder is not None and FAMILY_SEPARATOR in name and not (spec and folder.family):
+            folder = None  # `tiles:x`, `family:`: no game
     if folder is None:
         raise UnknownGame(name)
     return folder
+
+
+def folder_of(name: str) -> str:
+    """The name of the folder a game lives in: the family's for `FOLDER:SPEC`, the name itself otherwise."""
+    return split_name(name)[0]
+
+
+def is_game_name(name: str) -> bool:
+    """True for the name of a game found, or `FOLDER:SPEC` of a family found (its spec not yet tried)."""
+    try:
+        folder = game_folder(name)
+    except UnknownGame:
+        return False
+    return folder.family == (FAMILY_SEPARATOR in name)
 
 
 def external_game_paths() -> list[Path]:
@@ -180,8 +229,13 @@ def external_game_paths() -> list[Path]:
 
 
 def game_names() -> list[str]:
-    """The names of every game found, sorted."""
-    return sorted(game_folders())
+    """The names of every game found, sorted (a family's games, named FOLDER:SPEC, are not listed)."""
+    return sorted(name for name, folder in game_folders().items() if not folder.family)
+
+
+def family_names() -> list[str]:
+    """The names of the families of games found (folders whose rules define make_game), sorted."""
+    return sorted(name for name, folder in game_folders().items() if folder.family)
 
 
 def game_module(name: str, part: str) -> ModuleType | None:
@@ -208,11 +262,28 @@ def get_game(name: str) -> Game:
         return game
     folder = game_folder(name)
     module = importlib.import_module(f"{folder.module}.{RULES_MODULE}")
-    game = getattr(module, "GAME", None)
+    if folder.family:
+        game = _family_game(folder, module, name)
+    else:
+        game = getattr(module, "GAME", None)
     if not isinstance(game, Game):
         raise GameFolderError(f"{folder.path}/{RULES_MODULE}.py defines no GAME (an instance of arena.games.Game)")
     game.name = name  # the folder's name is the game's, whatever a copied rules file says
     _games[name] = game
+    return game
+
+
+def _family_game(folder: GameFolder, module: ModuleType, name: str) -> Game:
+    """A family's game of that name: its make_game(spec); UnknownGame saying why it makes none."""
+    spec = split_name(name)[1]
+    if FAMILY_SEPARATOR not in name:
+        raise UnknownGame(name, f"{name} is a family of games: name one as {name}{FAMILY_SEPARATOR}SPEC")
+    try:
+        game = getattr(module, FAMILY_HOOK)(spec)
+    except GameError as exc:
+        raise UnknownGame(name, str(exc)) from None
+    if not isinstance(game, Game):
+        raise GameFolderError(f"{folder.path}/{RULES_MODULE}.py: {FAMILY_HOOK}({spec!r}) made no Game")
     return game
 
 

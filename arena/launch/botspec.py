@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.games import UnknownGame, game_module, game_names
 from arena.launch.pascal_source import RULES, contest_problem
-from arena.launch.plugins import bots_for, registered_bots
+from arena.launch.plugins import bots_for, registered_bot
 from arena.launch.sandbox import own_files_dir, shown_to_every_bot
 from protocol.keys import NAME_PATTERN as KEY_NAME
 from protocol.options import KeyValueError, parse_key_values
@@ -283,7 +283,7 @@ def _parse(text: str, game: str, options: dict[str, Any] | None, display: str) -
         target = str(path.resolve()) + (f":{class_name}" if class_name else "")
         return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options, Wire.ZEROMQ), options, display,
                        files=_file_folder(path))
-    registered = registered_bots().get((game, head))
+    registered = registered_bot(game, head)
     if registered is not None:
         if sep:
             options = {**parse_options(tail), **options}

@@ -107,3 +107,36 @@ def process_tree_cpu_ms(pid: int) -> float:
     return total
 
 
+def tree_pids(pid: int) -> set[int]:
+    """A process and its live descendants, from /proc."""
+    found: set[int] = set()
+    stack = [pid]
+    while stack:
+        current = stack.pop()
+        if current in found:
+            continue
+        try:
+            children = [int(p) for task in Path(f"/proc/{current}/task").iterdir()
+                        for p in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+        found.add(current)
+        stack.extend(children)
+    return found
+
+
+def run_delay_ms(pids: set[int]) -> float:
+    """How long these processes' threads have waited for a CPU while runnable (schedstat), in milliseconds."""
+    total = 0
+    for pid in pids:
+        try:
+            tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                total += int((task / "schedstat").read_text().split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    return total / 1e6
+

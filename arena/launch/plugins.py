@@ -1,15 +1,19 @@
-"""Discovery of registered bots: each game folder's `bots` (its BOTS list), and entry points `arena.bots`."""
+"""Discovery of registered bots: each game folder's `bots` (its BOTS list), and entry points `arena.bots`.
+
+A family's folder (registry.py) registers its bots under the folder's name; they play every game
+of the family (`FOLDER:SPEC`).
+"""
 
 from __future__ import annotations
 
 import inspect
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
-from arena.games import game_folders, game_module
+from arena.games import folder_of, game_folders, game_module
 from protocol.bot import Bot
 from protocol.options import options_of
 
@@ -103,5 +107,12 @@ def registered_bots() -> dict[tuple[str, str], RegisteredBot]:
 
 
 def bots_for(game: str) -> list[RegisteredBot]:
-    """The registered bots of one game, sorted by name."""
-    return sorted((b for (g, _), b in registered_bots().items() if g == game), key=lambda b: b.name)
+    """The registered bots of one game (a family's game: the family's bots), sorted by name."""
+    home = folder_of(game)
+    found = (b for (g, _), b in registered_bots().items() if g in (game, home))
+    return sorted((replace(b, game=game) for b in found), key=lambda b: b.name)
+
+
+def registered_bot(game: str, name: str) -> RegisteredBot | None:
+    """The bot of that name registered for a game (a family's game: for its family), or None."""
+    return next((bot for bot in bots_for(game) if bot.name == name), None)

@@ -9,6 +9,7 @@ import math
 import os
 import secrets
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -25,7 +26,9 @@ from arena.launch.isolation import (
     become_subreaper,
     process_tree_cpu_ms,
     reap_children,
+    run_delay_ms,
     sweep_orphans,
+    tree_pids,
 )
 from arena.launch.launcher import BOT_DIR_PREFIX
 from arena.launch.sandbox import (
@@ -160,13 +163,31 @@ def preflight(spec: BotSpec, sandbox: Sandbox) -> None:
 
     Checked before the first move, so that a bad spec is a usage error and not a played match.
     """
-    if spec.argv and shutil.which(spec.argv[0]) is None:
-        what = "not executable" if os.path.exists(spec.argv[0]) else "no such program"
-        raise LaunchError(f"{spec.text}: {what}: {spec.argv[0]}")
+    problem = program_problem(spec)
+    if problem:
+        raise LaunchError(f"{spec.text}: {problem}")
     isolation = resolve_sandbox(sandbox)
     if isolation.own_uid and spec.argv:
         check_reachable(spec, isolation)
     check_folder(spec, sandbox)
+
+
+def program_problem(spec: BotSpec) -> str:
+    """Why a bot's program cannot run, with the fix in the words of its spec ("" when it can)."""
+    if not spec.argv or shutil.which(spec.argv[0]) is not None:
+        return ""
+    prefix, _, command = spec.text.partition(":")
+    given = shlex.split(command)[0]  # the program as written (argv[0] is made absolute where it exists)
+    if "/" not in given and os.path.isfile(given):  # a bare name is looked for on PATH, as a shell does
+        mode = "" if os.access(given, os.X_OK) else f"chmod +x {given}, then "
+        return (f"no program {given} on PATH (a bare name is looked up there); "
+                f"for the file {given} here: {mode}{prefix}:./{given}")
+    if os.path.isdir(spec.argv[0]):
+        return f"{given} is a folder, not a program"
+    if os.path.exists(spec.argv[0]):
+        return (f"not executable: {given} (chmod +x {given}, "
+                f"or name its interpreter, e.g. {prefix}:python3 {given})")
+    return f"no such program: {given}"
 
 
 def check_reachable(spec: BotSpec, isolation: Isolation) -> None:
@@ -256,6 +277,7 @@ class BotProcess:
         self.output_fd = -1
         self.workdir = ""
         self.view = ""  # the staged view of the bot's own folder
+        self.command: tuple[str, ...] = ()  # the command as the bot sees it (its folder's paths where it is shown)
         self.exit_status: int | None = None
 
     @property
@@ -282,6 +304,7 @@ class BotProcess:
             self._stage(isolation)
             shown = NEUTRAL_DIR if isolation.mode == Sandbox.BWRAP else self.view
             command = folders.rewrite(command, self.spec.files, shown)
+        self.command = command
         self.cgroup = BotCgroup.create(self.limits.cgroup(self.cpus))
         limit_args = self.limits.prlimit_args(own_uid=self.lease is not None) if shutil.which("prlimit") else []
         return ChainPlan(
@@ -471,6 +494,12 @@ class BotProcess:
         if self.cgroup is not None:
             return self.cgroup.cpu_ms()
         return process_tree_cpu_ms(self.pid) if self.pid else 0.0
+
+    def run_delay_ms(self) -> float:
+        """How long the bot's processes have waited for a CPU they were ready to use (a busy machine's time)."""
+        if not self.pid:
+            return 0.0
+        return run_delay_ms(self.cgroup.pids() if self.cgroup is not None else tree_pids(self.pid))
 
     def kill(self) -> None:
         """Kill the bot and every descendant (setsid ones too), reap, release fds and directory."""

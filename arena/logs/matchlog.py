@@ -125,6 +125,8 @@ class LogWriter:
             self._shadow = self._start_shadow(record)
         elif kind == "move" and "pos" in record:
             self._shadow = None  # the writer's caller (the referee) fingerprints its own state
+            if record["pos"] is None:  # a move of a simultaneous turn before the last: no position of its own
+                record = {k: v for k, v in record.items() if k != "pos"}
         elif kind == "move" and self._shadow is not None:
             record = {**record, "pos": self._advance_shadow(record.get("move"))}
             if record["pos"] is None:
@@ -226,6 +228,11 @@ class MatchLog:
     def moves(self) -> list[dict[str, Any]]:
         """The move records, in ply order."""
         return [r for r in self.records if r["kind"] == "move"]
+
+    @property
+    def plies(self) -> int:
+        """The plies the move records reach (a simultaneous turn is one ply of several records)."""
+        return max((int(r["ply"]) for r in self.moves), default=0)
 
     @property
     def names(self) -> list[str]:

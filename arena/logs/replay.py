@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,15 +65,26 @@ def _start(log: MatchLog) -> tuple[State, list[list[Any]]]:
 def positions(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, State]]:
     """Yield (move record, state after it), starting with (None, initial state).
 
-    The same State object is yielded every time and changed in place by the next move:
-    copy it (or take to_data()) before advancing when positions are kept.
+    A simultaneous turn is yielded once, after all its moves: its last record, with the turn's
+    records under "turn". The same State object is yielded every time and changed in place by
+    the next move: copy it (or take to_data()) before advancing when positions are kept.
     """
     state, _ = _start(log)
     yield None, state
+    turn: list[dict[str, Any]] = []
     for record in log.records:
-        if record["kind"] == "move":
+        if record["kind"] != "move":
+            continue
+        movers = state.movers()
+        if len(movers) <= 1:
             state.apply(record["move"])
             yield record, state
+            continue
+        turn.append(record)
+        if {r["seat"] for r in turn} >= set(movers):
+            state.apply_turn({r["seat"]: r["move"] for r in turn})
+            yield {**turn[-1], "turn": turn}, state
+            turn = []
 
 
 def header_clocks(header: dict[str, Any]) -> list[ClockSettings]:
@@ -150,80 +161,195 @@ class _Clocks:
         self.left = [float(c) for c in clocks]
 
 
-def _simulate(log: MatchLog) -> tuple[State, int, int | None, int | None]:
-    """Re-play every record; return (final state, plies, seat of a recorded illegal move, seat that resigned)."""
-    state, opening = _start(log)
-    clocks = _Clocks(log)
-    expected: deque[list[Any]] = deque(opening)
-    ply = 0
-    illegal_seat: int | None = None
-    resigned_seat: int | None = None  # a seat that answered its turn with `resign`
-    ready: set[int] = set()  # the seats that answered init
-    matched = False  # a fingerprint agreed: the engine describes positions as the writer's did
-    for record in log.records:
-        kind = record["kind"]
-        if illegal_seat is not None and kind in ("move", "event", "illegal", "resign"):
+class _Views:
+    """What each seat may be sent, re-derived from the rules (a game of hidden information): checked against `sent`."""
+
+    def __init__(self, log: MatchLog, state: State, opening: list[list[Any]]) -> None:
+        self.game = state.game
+        self.on = bool(getattr(self.game, "hidden_information", False))
+        self.setup = log.header.get("setup", {})
+        self.queues: list[list[list[Any]]] = [[] for _ in range(log.header["players"])]
+        self.deliver(state, opening)
+
+    def deliver(self, state: State, events: list[list[Any]], skip: int | None = None) -> None:
+        """Queue each seat's view of events, as the referee does."""
+        if not self.on:
+            return
+        for seat, queue in enumerate(self.queues):
+            if seat != skip:
+                queue.extend(seen for event in events if (seen := state.observe(event, seat)) is not None)
+
+    def sent(self, record: dict[str, Any], ply: int) -> None:
+        """A `sent` record: the seat was shown exactly its own view, no more."""
+        seat = record.get("seat")
+        if not self.on or not isinstance(seat, int) or not 0 <= seat < len(self.queues):
+            raise Disagreement(ply, f"a sent record for seat {seat!r} in a game without hidden information")
+        if "setup" in record:
+            want = self.game.observe_setup(self.game.validate_setup(self.setup, len(self.queues)), seat)
+            if record["setup"] != want:
+                raise Disagreement(ply, f"seat {seat} was sent the setup {short_json(record['setup'])}, but its "
+                                        f"view is {short_json(want)}: it was shown more than its observation")
+        if "events" not in record:
+            return
+        if record["events"] != self.queues[seat]:
+            raise Disagreement(ply, f"seat {seat} was sent {short_json(record['events'])}, but its view of the "
+                                    f"game is {short_json(self.queues[seat])}: it was shown more than its observation")
+        self.queues[seat] = []
+
+
+class _Replay:
+    """Re-plays a log's records one by one against the rules, the clock rules and each seat's view."""
+
+    def __init__(self, log: MatchLog) -> None:
+        self.log = log
+        self.state, opening = _start(log)
+        self.clocks = _Clocks(log)
+        self.views = _Views(log, self.state, opening)
+        self.expected: deque[list[Any]] = deque(opening)
+        self.turn: list[dict[str, Any]] = []  # the records of a simultaneous turn not yet complete
+        self.ply = 0
+        self.illegal_seat: int | None = None
+        self.resigned_seat: int | None = None  # a seat that answered its turn with `resign`
+        self.ready: set[int] = set()  # the seats that answered init
+        self.matched = False  # a fingerprint agreed: the engine describes positions as the writer's did
+
+    def record(self, record: dict[str, Any]) -> None:
+        """Check one record against what the re-play says."""
+        kind, ply = record["kind"], self.ply
+        if self.illegal_seat is not None and kind in ("move", "event", "illegal", "resign"):
             raise Disagreement(ply + 1, f"a {kind} record after the illegal move that ended the match")
-        if resigned_seat is not None and kind in ("move", "event", "illegal", "resign"):
+        if self.resigned_seat is not None and kind in ("move", "event", "illegal", "resign"):
             raise Disagreement(ply + 1, f"a {kind} record after the resignation that ended the match")
-        if not ply and kind in ("move", "illegal", "resign") and len(ready) < len(clocks.left):
+        if not ply and kind in ("move", "illegal", "resign") and len(self.ready) < len(self.clocks.left):
             # The referee sends the first turn only once every seat answered init.
-            missing = sorted(set(range(len(clocks.left))) - ready)
+            missing = sorted(set(range(len(self.clocks.left))) - self.ready)
             raise Disagreement(1, f"a {kind} record, but seat(s) {missing} never answered init")
         if kind == "event":
-            if not expected:
-                raise Disagreement(ply, f"referee event {short_json(record['event'])} was never generated "
-                                        f"by the seeded generator")
-            want = expected.popleft()
-            if record["event"] != want:
-                raise Disagreement(ply, f"referee event {short_json(record['event'])} differs from the seeded "
-                                        f"generator's {short_json(want)}")
-            if record["ply"] != ply:
-                raise Disagreement(ply, f"referee event numbered ply {record['ply']}, generated after ply {ply}")
+            self.event(record)
         elif kind == "ready":
             if ply:
                 raise Disagreement(ply, f"ready of seat {record['seat']} after the first move")
-            if record["seat"] in ready:
+            if record["seat"] in self.ready:
                 raise Disagreement(ply, f"seat {record['seat']} answered init twice")
-            clocks.ready(record, ply)
-            ready.add(record["seat"])
+            self.clocks.ready(record, ply)
+            self.ready.add(record["seat"])
+        elif kind == "sent":
+            self.views.sent(record, ply)
         elif kind == "move":
-            if expected:
-                raise Disagreement(ply, f"referee event {short_json(expected[0])} missing before ply {ply + 1}")
-            ply += 1
-            _check_move(state, record, ply)
+            self.move(record)
+        elif kind in ("illegal", "resign"):
+            self.refusal(record)
+
+    def event(self, record: dict[str, Any]) -> None:
+        """A referee event: the seeded generator's next one."""
+        ply = self.ply
+        if not self.expected:
+            raise Disagreement(ply, f"referee event {short_json(record['event'])} was never generated "
+                                    f"by the seeded generator")
+        want = self.expected.popleft()
+        if record["event"] != want:
+            raise Disagreement(ply, f"referee event {short_json(record['event'])} differs from the seeded "
+                                    f"generator's {short_json(want)}")
+        if record["ply"] != ply:
+            raise Disagreement(ply, f"referee event numbered ply {record['ply']}, generated after ply {ply}")
+
+    def move(self, record: dict[str, Any]) -> None:
+        """A move: played (a simultaneous turn's once every mover's is in), its clocks and position checked."""
+        state = self.state
+        if self.expected:
+            raise Disagreement(self.ply, f"referee event {short_json(self.expected[0])} missing before ply "
+                                         f"{self.ply + 1}")
+        if len(state.movers()) > 1:
+            self.turn = _turn_move(state, record, self.ply + 1, self.turn)
+            self.clocks.move(record, self.ply + 1)
+            if {r["seat"] for r in self.turn} < set(state.movers()):
+                return  # the turn is played once every mover's record is in
+            played, self.turn = self.turn, []
+            self.ply += 1
             try:
-                expected.extend(state.apply(record["move"]))
+                caused = state.apply_turn({r["seat"]: r["move"] for r in played})
             except GameError as exc:
-                raise Disagreement(ply, f"move {short_json(record['move'])} is not legal: {exc}") from None
-            if "pos" in record:
-                if record["pos"] != position_fingerprint(state):
-                    hint = "" if matched else (
-                        f" (no earlier fingerprint matched: if nothing was edited, this arena's {log.header['game']} "
-                        f"engine describes positions differently from the one that wrote the log)")
-                    raise Disagreement(ply, f"seat {record['seat']}'s move {short_json(record['move'])} does not lead "
-                                            f"to the position the match reached (fingerprint differs): "
-                                            f"the move was changed{hint}")
-                matched = True
-            clocks.move(record, ply)
-        elif kind == "illegal":
-            if record["ply"] != ply + 1 or record["seat"] != state.to_move():
-                raise Disagreement(ply + 1, f"illegal move recorded for seat {record['seat']} at ply "
-                                            f"{record['ply']}, but seat {state.to_move()} was to play ply {ply + 1}")
+                raise Disagreement(self.ply, f"the turn's moves are not legal together: {exc}") from None
+        else:
+            self.ply += 1
+            _check_move(state, record, self.ply)
             try:
-                state.copy().apply(record["move"])
-            except GameError:
-                illegal_seat = record["seat"]
+                caused = state.apply(record["move"])
+            except GameError as exc:
+                raise Disagreement(self.ply, f"move {short_json(record['move'])} is not legal: {exc}") from None
+            self.clocks.move(record, self.ply)
+            played = [record]
+        self.expected.extend(caused)
+        for r in played:
+            self.views.deliver(state, [[r["seat"], r["move"]]], skip=r["seat"])
+        self.views.deliver(state, caused)
+        self.position(record)
+
+    def position(self, record: dict[str, Any]) -> None:
+        """The position a move reached, against the fingerprint the writer logged."""
+        if "pos" not in record:
+            return
+        if record["pos"] != position_fingerprint(self.state):
+            hint = "" if self.matched else (
+                f" (no earlier fingerprint matched: if nothing was edited, this arena's {self.log.header['game']} "
+                f"engine describes positions differently from the one that wrote the log)")
+            raise Disagreement(self.ply, f"seat {record['seat']}'s move {short_json(record['move'])} does not lead "
+                                         f"to the position the match reached (fingerprint differs): "
+                                         f"the move was changed{hint}")
+        self.matched = True
+
+    def refusal(self, record: dict[str, Any]) -> None:
+        """An illegal move or a resignation: by a seat that was to move, and (illegal) truly illegal."""
+        state, ply, what = self.state, self.ply, ("illegal move" if record["kind"] == "illegal" else "resignation")
+        if record["ply"] != ply + 1 or record["seat"] not in state.movers():
+            raise Disagreement(ply + 1, f"{what} recorded for seat {record['seat']} at ply "
+                                        f"{record['ply']}, but {_movers(state)} to play ply {ply + 1}")
+        if record["kind"] == "resign":
+            self.resigned_seat = record["seat"]
+            return
+        try:
+            if len(state.movers()) > 1:
+                state.check_move(record["seat"], record["move"])
             else:
-                raise Disagreement(ply + 1, f"move {short_json(record['move'])} recorded as illegal is legal")
-        elif kind == "resign":
-            if record["ply"] != ply + 1 or record["seat"] != state.to_move():
-                raise Disagreement(ply + 1, f"resignation recorded for seat {record['seat']} at ply "
-                                            f"{record['ply']}, but seat {state.to_move()} was to play ply {ply + 1}")
-            resigned_seat = record["seat"]
-    if expected and not log.truncated:
-        raise Disagreement(ply, f"referee event {short_json(expected[0])} missing at the end")
-    return state, ply, illegal_seat, resigned_seat
+                state.copy().apply(record["move"])
+        except GameError:
+            self.illegal_seat = record["seat"]
+        else:
+            raise Disagreement(ply + 1, f"move {short_json(record['move'])} recorded as illegal is legal")
+
+
+def _simulate(log: MatchLog) -> tuple[State, int, int | None, int | None]:
+    """Re-play every record; return (final state, plies, seat of a recorded illegal move, seat that resigned)."""
+    replay = _Replay(log)
+    for record in log.records:
+        replay.record(record)
+    if replay.expected and not log.truncated:
+        raise Disagreement(replay.ply, f"referee event {short_json(replay.expected[0])} missing at the end")
+    return replay.state, replay.ply, replay.illegal_seat, replay.resigned_seat
+
+
+def _movers(state: State) -> str:
+    """`seat 1 was` or `seats 0 and 1 were`: who was to move, for a disagreement's message."""
+    movers = state.movers()
+    if len(movers) == 1:
+        return f"seat {movers[0]} was"
+    return f"seats {', '.join(map(str, movers[:-1]))} and {movers[-1]} were" if movers else "nobody was"
+
+
+def _turn_move(state: State, record: dict[str, Any], ply: int, turn: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records of a simultaneous turn so far, with this mover's (checked alone against the rules)."""
+    if record["ply"] != ply:
+        raise Disagreement(ply, f"move numbered ply {record['ply']}")
+    movers = state.movers()
+    if record["seat"] not in movers or any(r["seat"] == record["seat"] for r in turn):
+        raise Disagreement(ply, f"seat {record['seat']} moved, but seats {movers} were to move, once each")
+    if turn and record["seat"] < turn[-1]["seat"]:
+        raise Disagreement(ply, "a simultaneous turn's moves are logged in seat order")
+    try:
+        state.check_move(record["seat"], record["move"])
+    except GameError as exc:
+        raise Disagreement(ply, f"move {short_json(record['move'])} of seat {record['seat']} is not legal: {exc}") from None
+    return [*turn, record]
 
 
 def _check_move(state: State, record: dict[str, Any], ply: int) -> None:
@@ -304,8 +430,8 @@ def _check_times(log: MatchLog, state: State, plies: int, reason: str, offender:
         if len(ready) < players:
             raise Disagreement(plies, f"result: timeout of seat {failed}, which had answered init, while "
                                       f"seat(s) {sorted(set(range(players)) - ready)} had not")
-        if state.to_move() != failed:
-            raise Disagreement(plies, f"result: timeout of seat {failed}, but seat {state.to_move()} was to move")
+        if failed not in state.movers():
+            raise Disagreement(plies, f"result: timeout of seat {failed}, but {_movers(state)} to move")
     if "time_used_ms" not in result:
         if log.format >= 3:
             raise Disagreement(plies, "result: no time_used_ms (every format-3 writer records it)")
@@ -321,7 +447,7 @@ def _check_times(log: MatchLog, state: State, plies: int, reason: str, offender:
             charged[record["seat"]] += float(record["time_ms"])
             counts[record["seat"]] += 1
     # The reply the seat to move sent may be charged and then dropped by another seat's protocol failure.
-    loose = {failed, state.to_move()} if reason == Reason.PROTOCOL else {failed}
+    loose = {failed, *state.movers()} if reason == Reason.PROTOCOL else {failed}
     for seat in range(players):
         slack = ROUNDING_MS * (counts[seat] + 2)
         extra = used[seat] - charged[seat]
@@ -372,14 +498,27 @@ def describe_event(game: Game, event: Any) -> str:
     return game.describe_event(payload)
 
 
+Board = Callable[[State, tuple[int, Any] | None], str]  # a position's picture, and the (seat, move) just played
+
+
 def _clock_text(names: list[str], clocks: list[Any]) -> str:
     return ", ".join(f"{names[i] if i < len(names) else i} {c:.0f} ms" for i, c in enumerate(clocks))
 
 
-def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
+def _move_line(game: Game, names: list[str], record: dict[str, Any]) -> str:
+    """One move record in words: who played what, the time it took and the clocks after it."""
+    seat = record["seat"]
+    name = names[seat] if 0 <= seat < len(names) else "?"
+    margin = f"; margin left {record['margin']:.0f} ms" if "margin" in record else ""
+    return (f"ply {record['ply']}: seat {seat} ({name}) plays {game.render_move(record['move'])}  "
+            f"[{record['time_ms']:.1f} ms; clocks {_clock_text(names, record['clocks'])}{margin}]")
+
+
+def render_replay(log: MatchLog, at: int | None = None, draw: Board | None = None) -> Iterator[str]:
     """The match as text: header, each move with the board and clocks after it, the result.
 
-    With `at`, only the position after ply `at` (0: the initial position) is shown.
+    With `at`, only the position after ply `at` (0: the initial position) is shown; draw
+    pictures a position and the (seat, move) that led to it (default: its render()).
     """
     header = log.header
     game = get_game(header["game"])
@@ -390,7 +529,7 @@ def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
     clock = header.get("clock", {})
     yield (f"clock: budget {clock.get('budget_ms')} ms, increment {clock.get('increment_ms')} ms, "
            f"cap {clock.get('move_cap_ms') or 'none'}, margin {clock.get('margin_ms')} ms, mode {clock.get('mode')}")
-    plies = len(log.moves)
+    plies = log.plies
     if at is not None and at > plies:
         yield f"no ply {at}: the log holds {plies} plies"
         return
@@ -410,14 +549,10 @@ def render_replay(log: MatchLog, at: int | None = None) -> Iterator[str]:
                 continue
             if record is None:
                 yield "initial position:"
-            else:
-                seat = record["seat"]
-                name = names[seat] if 0 <= seat < len(names) else "?"
-                margin = f"; margin left {record['margin']:.0f} ms" if "margin" in record else ""
-                yield (f"ply {ply}: seat {seat} ({name}) plays {game.render_move(record['move'])}  "
-                       f"[{record['time_ms']:.1f} ms; clocks {_clock_text(names, record['clocks'])}{margin}]")
+            for move in ([] if record is None else record.get("turn", [record])):
+                yield _move_line(game, names, move)
             yield from events_after.get(ply, [])
-            yield state.render()
+            yield draw(state, None if record is None else (record["seat"], record["move"])) if draw else state.render()
             yield ""
     except GameError as exc:
         yield f"replay stopped: {exc}"

@@ -17,16 +17,17 @@ import math
 import os
 import select
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from arena.clock import ClockMode, ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_with_last
+from arena.games.base import turn_order_rng
 from arena.logs.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog, position_fingerprint
 from arena.match.matchid import bot_match_id, seed_key
 from arena.match.player import Player
 from arena.match.result import Failure, MatchResult
 from arena.match.trace import Tracer, TraceTap
+from arena.match.waits import Requests, Waiting, hello_hint, network_record, silence_hint, start_wait, time_detail
 from arena.match.transport import SeatState
 from protocol.messages import Reason, end_message, init_message, turn_message
 
@@ -36,28 +37,6 @@ MAX_POLL_MS = 60_000  # the longest single poll; a longer wait polls again
 MESSAGE_QUOTA = 200  # unsolicited messages (stale seq, chatter) a seat may send in one match
 DEATH_SETTLE_S = 0.02  # after a death is seen, replies still in flight get this long to land
 DISCONNECT_SETTLE_MS = 250  # after a dropped connection, how long a dying process may take to exit
-
-
-def _ms(value: float) -> str:
-    """Milliseconds as a detail shows them: 170, 26.4."""
-    return f"{value:.1f}".removesuffix(".0")
-
-
-def _network_record(network_ms: float) -> dict[str, float]:
-    """The `network_ms` a log record of a remote seat's reply carries: what of its wait was not charged."""
-    return {"network_ms": round(network_ms, 3)} if network_ms else {}
-
-
-@dataclass
-class _Waiting:
-    kind: str  # the reply type expected: "ready" or "move"
-    seq: int
-    sent: float
-    deadline: float  # absolute wall deadline (in cpu mode: the wall cap)
-    allowance_ms: int  # the time_left_ms the request carried
-    cpu_start: float | None = None  # cpu mode: the bot's CPU time when the request was sent
-    margin_ms: float = 0.0  # the seat's margin left when the request was sent
-    grace_ms: float = 0.0  # what the seat's wire may take uncharged (0 on this machine)
 
 
 class Referee:
@@ -127,22 +106,29 @@ class Referee:
         n = len(self.players)
         state, opening = self.game.start(self.setup, n, self.seed)
         self._write_header()
-        self._broadcast(opening, ply=0)
+        self._deliver(state, opening)
+        self._log_events(opening, 0)
         failure = self._await_hellos()
         if failure is None:
             failure = self._init_all()
         ply = 0
-        # A move's records are written once the next request is out, while that bot thinks: the
-        # critical path is reply -> rules -> next request. A kill -9 loses at most the last ply.
+        # A move's records are written once the next request is out, while that bot thinks (reply ->
+        # rules -> next request is the critical path; a kill -9 loses at most the last ply). Not so in a
+        # game of hidden information, whose log says in order what each request sent.
         unwritten: tuple[int, int, Any, float, list[list[Any]], float] | None = None
         while failure is None and not state.is_over():
-            seat = state.to_move()
-            if seat is None:  # pragma: no cover - engines keep to_move and is_over consistent
-                break
+            movers = state.movers()
+            if len(movers) != 1:
+                if not movers:  # pragma: no cover - engines keep movers and is_over consistent
+                    break
+                failure = self._simultaneous_turn(state, movers, ply + 1)
+                ply += failure is None
+                continue
+            seat = movers[0]
             failure = self._unprompted(seat)
             if failure is not None:
                 break
-            waiting = self._request_move(seat)
+            waiting = self._request_move(seat, ply + 1)
             if unwritten is not None:
                 self._record_move(state, *unwritten)
                 unwritten = None
@@ -160,12 +146,10 @@ class Referee:
                                 "detail": str(exc)})
                 break
             ply += 1
-            for other, queue in enumerate(self.events):
-                if other != seat:
-                    queue.append([seat, move])
-            self._queue_events(caused)
+            self._deliver(state, [[seat, move]], skip=seat)
+            self._deliver(state, caused)
             unwritten = (ply, seat, move, used_ms, caused, waiting.grace_ms)
-            if self.on_ply is not None:  # a person watches: the board first, then the next request
+            if self.on_ply is not None or self.game.hidden_information:
                 self._record_move(state, *unwritten)
                 unwritten = None
         if unwritten is not None:
@@ -177,6 +161,82 @@ class Referee:
                         "time_used_ms": result.time_used_ms, "duration_s": round(result.duration_s, 4)})
         return result
 
+    def _simultaneous_turn(self, state: State, movers: list[int], ply: int) -> Failure | None:
+        """Ask every mover for its move, then play them at once; a failure of one ends the match.
+
+        No mover is sent another's move before every move is in. Unless bots ponder, the movers think
+        one after another, each frozen while another thinks, in an order drawn afresh every turn from the
+        match's seed (all a wait tells is the others' thinking time); each is charged its own thinking.
+        """
+        order = list(movers)
+        turn_order_rng(self.seed, ply).shuffle(order)
+        answers: dict[int, tuple[Any, float, float]] = {}  # seat -> (move, time charged, network time not charged)
+        before = [round(c.left_ms, 3) for c in self.clocks]
+        failure = next((found for seat in order if (found := self._unprompted(seat)) is not None), None)
+        if failure is not None:
+            return self._log_turn(state, ply, answers, failure, before)
+        if self.ponder:
+            waiting = {seat: self._request_move(seat, ply) for seat in order}
+            replies, failure = self._collect(dict(waiting))
+            answers.update({seat: (reply["move"], used, waiting[seat].grace_ms)
+                            for seat, (reply, used) in replies.items()})
+            failure = failure or next((f for seat in order if seat in answers
+                                       and (f := self._check(state, seat, answers[seat][0], ply))), None)
+            return self._log_turn(state, ply, answers, failure, before)
+        for seat in order:
+            waiting = self._request_move(seat, ply)
+            failure, move, used_ms = self._await_move(seat, waiting)
+            if failure is None:
+                answers[seat] = (move, used_ms, waiting.grace_ms)
+                failure = self._check(state, seat, move, ply)
+            if failure is not None:
+                return self._log_turn(state, ply, answers, failure, before)
+        return self._log_turn(state, ply, answers, None, before)
+
+    def _check(self, state: State, seat: int, move: Any, ply: int) -> Failure | None:
+        """A mover's move, checked alone: the seat's illegal move, or None."""
+        try:
+            state.check_move(seat, move)
+        except GameError as exc:
+            self.log.write({"kind": "illegal", "ply": ply, "seat": seat, "move": move, "detail": str(exc)})
+            return Failure(seat, Reason.ILLEGAL, str(exc))
+        return None
+
+    def _log_turn(self, state: State, ply: int, answers: dict[int, tuple[Any, float, float]],
+                  failure: Failure | None, before: list[float]) -> Failure | None:
+        """Log a simultaneous turn's moves in seat order; unless one failed, play them and pass them on."""
+        if failure is not None:
+            answers.pop(failure.seat, None)
+            if failure.reason == Reason.RESIGNED:
+                self.log.write({"kind": "resign", "ply": ply, "seat": failure.seat,
+                                "time_ms": round(failure.time_ms, 3)})
+        caused: list[list[Any]] = []
+        if failure is None:
+            try:
+                caused = state.apply_turn({seat: answer[0] for seat, answer in answers.items()})
+            except GameError as exc:  # moves that passed check_move but not together: the rules' say, the first mover's
+                first = min(answers)
+                return Failure(first, Reason.ILLEGAL, str(exc))
+        seats = sorted(answers)
+        clocks = list(before)
+        for i, seat in enumerate(seats):
+            move, used, network_ms = answers[seat]
+            clocks[seat] = round(self.clocks[seat].left_ms, 3)  # each record: the clocks after the charges so far
+            record = {"kind": "move", "ply": ply, "seat": seat, "move": move, "time_ms": round(used, 3),
+                      "clocks": list(clocks), **self.clocks[seat].margin_record(), **network_record(network_ms)}
+            if self.log.path is not None:  # the position the whole turn reached, on its last record
+                record["pos"] = position_fingerprint(state) if failure is None and i == len(seats) - 1 else None
+            self.log.write(record)
+        if failure is not None:
+            return failure
+        self._log_events(caused, ply)
+        for seat in seats:
+            self._deliver(state, [[seat, answers[seat][0]]], skip=seat)
+        self._deliver(state, caused)
+        if self.on_ply is not None:
+            for seat in seats:
+                self.on_ply(state, seat, answers[seat][0])
+        return None
     def _write_header(self) -> None:
         # The log's clock is seat 0's; every seat's is written too when they differ (an odds match).
         first = self.seat_settings[0]
@@ -192,16 +252,16 @@ class Referee:
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         })
 
-    def _broadcast(self, events: list[list[Any]], ply: int) -> None:
-        """Queue referee events for every seat, in order, and log them."""
-        self._queue_events(events)
-        self._log_events(events, ply)
-
-    def _queue_events(self, events: list[list[Any]]) -> None:
-        """Queue referee events for every seat's next request."""
-        for event in events:
-            for queue in self.events:
-                queue.append(event)
+    def _deliver(self, state: State, events: list[list[Any]], skip: int | None = None) -> None:
+        """Queue events for every seat's next request (but skip's): each seat's own view of them."""
+        hidden = self.game.hidden_information
+        for seat, queue in enumerate(self.events):
+            if seat == skip:
+                continue
+            for event in events:
+                seen = state.observe(event, seat) if hidden else event
+                if seen is not None:
+                    queue.append(seen)
 
     def _log_events(self, events: list[list[Any]], ply: int) -> None:
         for event in events:
@@ -214,7 +274,7 @@ class Referee:
             "kind": "move", "ply": ply, "seat": seat, "move": move,
             "time_ms": round(used_ms, 3),
             "clocks": [round(c.left_ms, 3) for c in self.clocks],
-            **self.clocks[seat].margin_record(), **_network_record(network_ms),
+            **self.clocks[seat].margin_record(), **network_record(network_ms),
         }
         if self.log.path is not None:
             record["pos"] = position_fingerprint(state)
@@ -222,6 +282,11 @@ class Referee:
         self._log_events(caused, ply)
         if self.on_ply is not None:
             self.on_ply(state, seat, move)
+
+    def _sent(self, seat: int, ply: int, **what: Any) -> None:
+        """Log what a request showed a seat of a game of hidden information (arena verify checks it)."""
+        if self.game.hidden_information:
+            self.log.write({"kind": "sent", "ply": ply, "seat": seat, **what})
 
     def _await_hellos(self) -> Failure | None:
         """Wait (uncharged) until every seat's process said hello, within the start-up deadline."""
@@ -244,7 +309,7 @@ class Referee:
                 if player.process is not None and not player.process.alive:
                     player.process.drain_output()
                     return Failure(seat, Reason.CRASH, f"bot process {player.process.describe_exit()} at start-up"
-                                                       f"{self._hello_hint(seat)}")
+                                                       f"{hello_hint(self.players[seat].spec_text)}")
             now = time.monotonic()
             if now >= deadline:
                 away = [seat for seat in pending if self.players[seat].peer.state is SeatState.AWAY]
@@ -252,22 +317,25 @@ class Referee:
                     return Failure(away[0], Reason.DISCONNECT,
                                    f"no connection within {startup_ms} ms (start-up deadline)")
                 return Failure(pending[0], Reason.PROTOCOL,
-                               f"no valid hello within {startup_ms} ms (start-up deadline){self._hello_hint(pending[0])}")
+                               f"no valid hello within {startup_ms} ms (start-up deadline){hello_hint(self.players[pending[0]].spec_text)}")
             self._poll(max(1, math.ceil((deadline - now) * 1000)))
 
     def _init_all(self) -> Failure | None:
         """Send init to every seat at once and wait for every ready."""
-        waiting: dict[int, _Waiting] = {}
+        waiting: dict[int, Waiting] = {}
         n = len(self.players)
         for seat in range(n):
             failure = self._unprompted(seat, pump=True)
             if failure is not None:
                 return failure
         names = [p.name for p in self.players] if self.reveal_names else None
+        hidden = self.game.hidden_information
         for seat, player in enumerate(self.players):
             self._thaw(seat)
             seq = player.next_seq()
-            message = init_message(seq, self.bot_match, self.game.name, seat, n, self.setup,
+            setup = self.game.observe_setup(self.setup, seat) if hidden else self.setup
+            self._sent(seat, 0, setup=setup)
+            message = init_message(seq, self.bot_match, self.game.name, seat, n, setup,
                                    self.clocks[seat].allowance_ms(), names)
             waiting[seat] = self._start_wait(seat, "ready", seq)
             player.peer.send(message)
@@ -276,21 +344,22 @@ class Referee:
         for seat, (_, used_ms) in sorted(replies.items()):
             self.log.write({"kind": "ready", "seat": seat, "time_ms": round(used_ms, 3),
                             "clock": round(self.clocks[seat].left_ms, 3), **self.clocks[seat].margin_record(),
-                            **_network_record(network[seat])})
+                            **network_record(network[seat])})
         return failure
 
-    def _request_move(self, seat: int) -> _Waiting:
-        """Send seat its turn (the events it has not seen) and start its clock."""
+    def _request_move(self, seat: int, ply: int) -> Waiting:
+        """Send seat its turn for ply (the events it has not seen) and start its clock."""
         player = self.players[seat]
         self._thaw(seat)
         seq = player.next_seq()
+        self._sent(seat, ply, events=self.events[seat])
         message = turn_message(seq, self.bot_match, self.events[seat], self.clocks[seat].allowance_ms())
         waiting = self._start_wait(seat, "move", seq)
         player.peer.send(message)
         self.events[seat] = []
         return waiting
 
-    def _await_move(self, seat: int, waiting: _Waiting) -> tuple[Failure | None, Any, float]:
+    def _await_move(self, seat: int, waiting: Waiting) -> tuple[Failure | None, Any, float]:
         """Wait for seat's move; return (failure, move, time used)."""
         replies, failure = self._collect({seat: waiting})
         if failure is not None:
@@ -303,8 +372,7 @@ class Referee:
     def _freeze(self, seat: int) -> None:
         """Stop every process of seat's bot: its answer is in, the CPU belongs to the others.
 
-        Not waited for: a process that is running stops at once, and one waiting for a CPU
-        stops as soon as it gets one, before it runs any code of its own.
+        Not waited for: a running process stops at once, one waiting for a CPU as soon as it gets one.
         """
         process = self.players[seat].process
         if not self.ponder and process is not None:
@@ -326,23 +394,16 @@ class Referee:
             self.players[seat].peer.pump()
         else:
             self._poll(0, self._seat_pollers[seat])
-        return self._drain_inbox(seat, {}, {}, time.monotonic())
+        return self._drain_inbox(seat, Requests({}), time.monotonic())
 
     # --- waiting ------------------------------------------------------------------------
 
-    def _start_wait(self, seat: int, kind: str, seq: int) -> _Waiting:
+    def _start_wait(self, seat: int, kind: str, seq: int) -> Waiting:
         """Start the clock of a request about to be sent to seat."""
-        clock = self.clocks[seat]
-        allowance = clock.allowance_ms()
-        now = time.monotonic()
-        process = self.players[seat].process
-        if self.seat_settings[seat].mode == ClockMode.CPU and process is not None:
-            return _Waiting(kind, seq, now, clock.wall_cap_after(now), allowance, process.cpu_ms(), clock.margin_ms)
-        grace = self.players[seat].peer.grace_ms  # the wire's own time (a remote seat's network): not charged
-        return _Waiting(kind, seq, now, clock.deadline_after(now) + grace / 1000.0, allowance, None,
-                        clock.margin_ms, grace)
+        cpu = self.seat_settings[seat].mode == ClockMode.CPU
+        return start_wait(self.clocks[seat], kind, seq, self.players[seat].process, cpu, self.players[seat].peer.grace_ms)
 
-    def _used_ms(self, seat: int, w: _Waiting, now: float) -> float:
+    def _used_ms(self, seat: int, w: Waiting, now: float) -> float:
         """What a request has cost the seat so far: wall time, or CPU time in cpu mode."""
         process = self.players[seat].process
         if w.cpu_start is not None and process is not None:
@@ -351,46 +412,21 @@ class Referee:
             return max(0.0, (now - w.sent) * 1000 - w.grace_ms)
         return (now - w.sent) * 1000
 
-    def _over_budget(self, waiting: dict[int, _Waiting], now: float) -> tuple[int, _Waiting, bool] | None:
+    def _over_budget(self, waiting: dict[int, Waiting], now: float) -> tuple[int, Waiting, bool] | None:
         """The first waiting seat past its deadline or, in cpu mode, past its CPU time (False) or wall cap (True)."""
         for seat, w in waiting.items():
-            if now >= w.deadline:
+            process = self.players[seat].process
+            if w.past_deadline(now, process.run_delay_ms if process is not None else lambda: 0.0):
                 return seat, w, True
             if w.cpu_start is not None and self._used_ms(seat, w, now) > w.allowance_ms + w.margin_ms:
                 return seat, w, False
         return None
 
-    def _hello_hint(self, seat: int) -> str:
-        """What a ZeroMQ bot that never said hello may have got wrong (a stdio bot started with exec:)."""
-        # Only a program the user started as exec: (the SDK says itself why it could not start).
-        if not self.players[seat].spec_text.startswith("exec:"):
-            return ""
-        return ("; a ZeroMQ bot (exec:) connects to $ARENA_ENDPOINT and says hello first (SPEC.md section 2): a "
-                "program that reads JSON lines on its standard input is a stdio: bot")
-
-    def _silence_hint(self, seat: int) -> str:
-        """A stdio bot from which not a single line ever arrived: most likely its output sits in a buffer."""
-        peer = self.players[seat].peer
-        if getattr(peer, "endpoint", "") == "stdio" and getattr(peer, "received", 1) == 0:
-            return "; nothing arrived on its standard output before the deadline (is it flushed?)"
-        return ""
-
-    def _timeout_detail(self, seat: int, w: _Waiting, wall: bool) -> str:
+    def _timeout_detail(self, seat: int, w: Waiting, wall: bool) -> str:
         """Why a seat lost on time: its allowance and the margin it had left, in wall or CPU time."""
-        return self._time_detail(seat, w, wall) + self._silence_hint(seat)
+        return time_detail(self.seat_settings[seat], w, wall) + silence_hint(self.players[seat].peer)
 
-    def _time_detail(self, seat: int, w: _Waiting, wall: bool) -> str:
-        full = self.seat_settings[seat].margin_ms
-        margin = f"{_ms(w.margin_ms)} ms margin" + (f" left of {full} ms" if w.margin_ms < full else "")
-        if w.cpu_start is None:
-            return f"no {w.kind} within {w.allowance_ms} ms + {margin}"
-        if wall:
-            factor = self.seat_settings[seat].wall_factor
-            return (f"no {w.kind} within the wall cap of {_ms(w.allowance_ms * factor + w.margin_ms)} ms "
-                    f"of wall time ({w.allowance_ms} ms x {factor:g} + {margin})")
-        return f"no {w.kind} within {w.allowance_ms} ms + {margin} of CPU time"
-
-    def _next_wake_ms(self, waiting: dict[int, _Waiting], now: float) -> int:
+    def _next_wake_ms(self, waiting: dict[int, Waiting], now: float) -> int:
         """How long the next poll may sleep: until the nearest deadline or CPU check."""
         wake = min(w.deadline for w in waiting.values()) - now
         for seat, w in waiting.items():
@@ -402,14 +438,15 @@ class Referee:
         return min(MAX_POLL_MS, max(0, math.ceil(wake * 1000)))
 
     def _collect(
-        self, waiting: dict[int, _Waiting]
+        self, waiting: dict[int, Waiting]
     ) -> tuple[dict[int, tuple[dict[str, Any], float]], Failure | None]:
         """Wait until every waiting seat replied, a seat failed, or a deadline passed."""
-        replies: dict[int, tuple[dict[str, Any], float]] = {}
+        out = Requests(waiting)
+        replies = out.replies
         poller = self._seat_pollers[next(iter(waiting))] if len(waiting) == 1 else self.poller
         while True:
             now = time.monotonic()
-            failure = self._examine(waiting, replies, now)
+            failure = self._examine(out, now)
             if failure is not None or not waiting:
                 return replies, failure
             late = self._over_budget(waiting, now)
@@ -439,35 +476,25 @@ class Referee:
                 self._seat_pollers[seat].unregister(fd)
                 del self._watch[fd]
 
-    def _examine(
-        self,
-        waiting: dict[int, _Waiting],
-        replies: dict[int, tuple[dict[str, Any], float]],
-        now: float,
-    ) -> Failure | None:
+    def _examine(self, out: Requests, now: float) -> Failure | None:
         """Consume the waiting seats' inboxes, then look for their failures; return the first one found.
 
         A seat that is not waiting is examined at its next request: what it sent meanwhile
         (chatter, garbage) and its death or disconnect are found then.
         """
+        waiting = out.waiting
         for seat in list(waiting):
-            failure = self._drain_inbox(seat, waiting, replies, now)
+            failure = self._drain_inbox(seat, out, now)
             if failure is not None:
                 return failure
         for seat in waiting:  # every answer in: a death now is noticed at the next request
             if seat in self._dead:
-                return self._death(seat, waiting, replies, now)
+                return self._death(seat, out, now)
             if self.players[seat].peer.state is SeatState.GONE:
-                return self._disconnect(seat, waiting, replies, now)
+                return self._disconnect(seat, out, now)
         return None  # a seat AWAY may come back before its deadline
 
-    def _disconnect(
-        self,
-        seat: int,
-        waiting: dict[int, _Waiting],
-        replies: dict[int, tuple[dict[str, Any], float]],
-        now: float,
-    ) -> Failure | None:
+    def _disconnect(self, seat: int, out: Requests, now: float) -> Failure | None:
         """The link ended: an exiting process is a crash, a live one broke the protocol."""
         process = self.players[seat].process
         if process is not None:
@@ -475,16 +502,10 @@ class Referee:
             poller.register(process.pidfd, select.POLLIN)
             poller.poll(DISCONNECT_SETTLE_MS)  # an exiting bot closes its socket just before it dies
             if not process.alive:
-                return self._death(seat, waiting, replies, now)
+                return self._death(seat, out, now)
         return Failure(seat, Reason.PROTOCOL, "connection closed while the bot still runs")
 
-    def _drain_inbox(
-        self,
-        seat: int,
-        waiting: dict[int, _Waiting],
-        replies: dict[int, tuple[dict[str, Any], float]],
-        now: float,
-    ) -> Failure | None:
+    def _drain_inbox(self, seat: int, out: Requests, now: float) -> Failure | None:
         """Take a seat's messages up to the awaited reply, which is kept; those before it are dropped and counted.
 
         A message whose seq is that of a request not sent yet (or later) is a violation: a bot
@@ -493,26 +514,21 @@ class Referee:
         player = self.players[seat]
         peer = player.peer
         while (message := peer.take()) is not None:
-            w = waiting.get(seat)
+            w = out.waiting.get(seat)
             seq = message.get("seq")
             if w is not None and seq == w.seq:
-                if message["type"] == "resign" and w.kind == "move":
-                    # Giving up instead of moving: the seat loses, as an arrows 255 does.
-                    used = self._used_ms(seat, w, now)
-                    self._freeze(seat)
-                    self.clocks[seat].charge(used, is_move=False)
-                    self.time_used[seat] += used
-                    del waiting[seat]
-                    return Failure(seat, Reason.RESIGNED, Reason.RESIGNED.value, used)
-                if message["type"] != w.kind:
+                resign = message["type"] == "resign" and w.kind == "move"  # giving up instead of moving: it loses
+                if message["type"] != w.kind and not resign:
                     return Failure(seat, Reason.PROTOCOL,
                                    f"answered seq {w.seq} with {message['type']!r}, expected {w.kind!r}")
                 used = self._used_ms(seat, w, now)
                 self._freeze(seat)
-                self.clocks[seat].charge(used, is_move=w.kind == "move")
+                self.clocks[seat].charge(used, is_move=w.kind == "move" and not resign)
                 self.time_used[seat] += used
-                replies[seat] = (message, used)
-                del waiting[seat]
+                del out.waiting[seat]
+                if resign:
+                    return Failure(seat, Reason.RESIGNED, Reason.RESIGNED.value, used)
+                out.replies[seat] = (message, used)
                 return None  # what came after the reply is judged at the seat's next request
             if isinstance(seq, int) and seq > player.seq:
                 return Failure(seat, Reason.PROTOCOL,
@@ -526,13 +542,7 @@ class Referee:
             return Failure(seat, Reason.PROTOCOL, peer.violation)
         return None
 
-    def _death(
-        self,
-        seat: int,
-        waiting: dict[int, _Waiting],
-        replies: dict[int, tuple[dict[str, Any], float]],
-        now: float,
-    ) -> Failure | None:
+    def _death(self, seat: int, out: Requests, now: float) -> Failure | None:
         """A bot process ended: let its last replies land, then record a crash."""
         settle = time.monotonic() + DEATH_SETTLE_S
         peer = self.players[seat].peer
@@ -543,8 +553,8 @@ class Referee:
         while time.monotonic() < settle:
             if settle_poller.poll(max(1, int((settle - time.monotonic()) * 1000))):
                 peer.pump()
-        failure = self._drain_inbox(seat, waiting, replies, now)
-        if failure is not None or not waiting:
+        failure = self._drain_inbox(seat, out, now)
+        if failure is not None or not out.waiting:
             return failure
         process = self.players[seat].process
         detail = "ended"
@@ -579,5 +589,6 @@ class Referee:
         for seat, player in enumerate(self.players):
             if failure is not None and failure.seat == seat and failure.reason not in (Reason.ILLEGAL, Reason.RESIGNED):
                 continue  # a crashed, hung or hostile bot gets no more messages
+            self._sent(seat, result.plies, end=True, events=self.events[seat])
             player.peer.send(end_message(player.next_seq(), self.bot_match, result.scores, result.ranks,
                                          result.reason, result.offender, self.events[seat]))

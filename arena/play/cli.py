@@ -35,7 +35,7 @@ from arena.match.onematch import MatchPlan, default_log_path, play_match
 from arena.match.result import MatchResult
 from arena.play.session import PlaySession, SeatPlan
 from arena.kit.terminal import Terminal, View, colour_wanted
-from arena.play.views import view_for
+from arena.kit.views import view_for
 
 HUMAN = "human"  # `--vs human`: another person at this terminal
 # "No clock": a week, far beyond any sitting (and below 2**31 ms, which the referee's poll

@@ -95,12 +95,15 @@ def tournament_hint(game: Game, specs: Sequence[BotSpec]) -> str:
 
 
 def shared_folder_warning(specs: Sequence[BotSpec], sandbox: str) -> str:
-    """A warning when the bots' own folders overlap ("" when they do not, or nothing is contained)."""
+    """A warning when one bot's own folder shows it another's files ("" when not, or nothing is contained).
+
+    Bots in one and the same folder (versions of one bot side by side) are shown the same files: no warning.
+    """
     try:
         mode = resolve_sandbox(Sandbox(sandbox)).mode
     except (ValueError, SandboxError):
         return ""  # the config's own check says what is wrong with the mode
-    conflict = folder_conflict([(f"seat {i} ({spec.name})", spec) for i, spec in enumerate(specs)])
+    conflict = folder_conflict([(f"seat {i} ({spec.name})", spec) for i, spec in enumerate(specs)], alike=True)
     if conflict and mode != Sandbox.NONE:
         return (f"warning: {conflict} (a tournament config refuses this: give each bot a folder of its own "
                 "for a fair match)")

@@ -36,7 +36,7 @@ from arena.launch.botspec import (
     unique_names,
     with_wire,
 )
-from arena.launch.process import LaunchError, Limits, check_folder
+from arena.launch.process import LaunchError, Limits, check_folder, program_problem
 from arena.launch.sandbox import Sandbox, SandboxError, check_sandbox
 from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, allowed_keys
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
@@ -339,8 +339,11 @@ def _bots(check: Checker, data: Mapping[str, Any], game: Game, base: Path) -> li
             spec = with_wire(spec, own_wire) if own_wire is not None else default_wire(spec, wire)
         except BotSpecError as exc:
             raise check.fail(f"{key}.transport" if own_wire is not None else "transport", str(exc)) from None
-        if spec.kind in (BotKind.EXEC, BotKind.STDIO) and shutil.which(spec.argv[0]) is None:
-            raise check.fail(f"{key}.spec", f"no such program: {spec.argv[0]}")
+        if spec.kind in (BotKind.EXEC, BotKind.STDIO):
+            with contextlib.chdir(base):  # a bare name beside the config is named with its fix
+                problem = program_problem(spec)
+            if problem:
+                raise check.fail(f"{key}.spec", problem)
         if spec.kind == BotKind.PASCAL and shutil.which("fpc") is None:
             raise check.fail(f"{key}.spec", "pascal: modules need Free Pascal (apt-get install fp-compiler)")
         if "dir" in item:

@@ -3,7 +3,10 @@
 A bot's own folder (docs/isolation.md) is shown to it whole. Entrants kept as files of one folder,
 with the config and the results beside them, would each see everyone's sources, the config, the
 results store and earlier matches' logs (with the other bots' output), so a tournament refuses
-such a layout unless `shared_dirs = true` says the bots are trusted; `arena match` only warns.
+such a layout unless `shared_dirs = true` says the bots are trusted. `arena match` plays the
+user's own bots: it warns only when one bot is shown what the other is not (a folder holding the
+other's), since two versions side by side in one folder are shown the same files and neither
+gains on the other.
 """
 
 from __future__ import annotations
@@ -40,11 +43,12 @@ def bot_files(spec: BotSpec) -> tuple[str, ...]:
 
 
 def folder_conflict(bots: list[tuple[str, BotSpec]], config_file: str | os.PathLike[str] | None = None,
-                    results: str | os.PathLike[str] | None = None) -> str:
+                    results: str | os.PathLike[str] | None = None, alike: bool = False) -> str:
     """The first overlap of the bots' own folders, as one line naming both sides ("" when none).
 
     bots: (label, spec) pairs, the label naming the bot in the message (`bots[1] (alice)`). The
-    same program listed twice (other options, another name) is one entrant, not a conflict.
+    same program listed twice (other options, another name) is one entrant, not a conflict;
+    with alike, neither are bots shown one and the same folder (each sees what the other sees).
     """
     files = [bot_files(spec) for _, spec in bots]
     for i, (label, spec) in enumerate(bots):
@@ -52,7 +56,7 @@ def folder_conflict(bots: list[tuple[str, BotSpec]], config_file: str | os.PathL
         if not own:
             continue
         for j, (other, other_spec) in enumerate(bots):
-            if j == i or (other_spec.files == own and files[j] == files[i]):
+            if j == i or (other_spec.files == own and (alike or files[j] == files[i])):
                 continue
             theirs = other_spec.files
             if theirs and j > i and theirs == own:

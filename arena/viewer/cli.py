@@ -16,7 +16,9 @@ from typing import Any
 from arena.games import UnknownGame
 from arena.launch.botspec import BotSpecError, parse_bot_spec
 from arena.logs.matchlog import LogError, MatchLog, parse_log, read_log, read_log_bytes
-from arena.logs.replay import render_replay, verify
+from arena.kit.terminal import Terminal, colour_wanted
+from arena.kit.views import view_for
+from arena.logs.replay import Board, render_replay, verify
 from arena.logs.signing import (
     KeyFileError,
     Signature,
@@ -105,14 +107,21 @@ def run_replay(args: argparse.Namespace) -> int:
         except UnknownGame as exc:
             return _error("replay", str(exc))
     try:
-        lines = list(render_replay(log, args.at))
+        lines = list(render_replay(log, args.at, _terminal_board(log)))
     except UnknownGame as exc:
         return _error("replay", str(exc))
     for line in lines:
         print(line)
-    if args.at is not None and args.at > len(log.moves):
+    if args.at is not None and args.at > log.plies:
         return EXIT_USAGE
     return EXIT_OK
+
+
+def _terminal_board(log: MatchLog) -> Board:
+    """The game's terminal view of a position, as `arena match --show` and `arena play` draw it."""
+    header = log.header
+    view = view_for(header["game"], Terminal(colour_wanted("auto", sys.stdout)), log.names, [])
+    return view.board
 
 
 def _signature_expected(args: argparse.Namespace) -> str:
@@ -152,7 +161,7 @@ def _verify(log: MatchLog, signature: Signature, where: str, expected: str) -> i
     print(line)
     if verdict.truncated:
         names = log.names
-        print(f"log is truncated: it holds {len(log.moves)} plies:")
+        print(f"log is truncated: it holds {log.plies} plies:")
         for record in log.moves:
             seat = record["seat"]
             print(f"  ply {record['ply']}: seat {seat} ({names[seat] if 0 <= seat < len(names) else '?'}) "

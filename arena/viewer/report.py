@@ -95,7 +95,7 @@ def _rows_from_logs(directory: Path) -> list[MatchRow]:
         rows.append(MatchRow(
             match=str(log.header.get("match", path.stem)), names=log.names,
             scores=[f"{s:g}" for s in result.get("scores", [])], ranks=[str(r) for r in result.get("ranks", [])],
-            reason=str(result.get("reason", "truncated")), plies=str(result.get("plies", len(log.moves))),
+            reason=str(result.get("reason", "truncated")), plies=str(result.get("plies", log.plies)),
             seed=str(log.header.get("seed", "")), log=path,
         ))
     return rows

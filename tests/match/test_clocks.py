@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 
 from arena.clock import ClockError, ClockMode, ClockSettings, SeatClock
-from tests.helpers import badbot, run
+from tests.helpers import FIXTURES, badbot, require, run
 
 BOARD = {"rows": 4, "cols": 5}
 
@@ -21,10 +27,9 @@ def test_sleeping_bot_loses_on_wall_time_but_not_on_cpu_time() -> None:
 
 def test_spinning_bot_loses_on_cpu_time_promptly() -> None:
     cpu = ClockSettings(budget_ms=400, margin_ms=100, mode=ClockMode.CPU, wall_factor=10.0)
-    result, elapsed = run("blocking", [badbot("spin"), "sequential"], BOARD, clock=cpu)
+    result, _ = run("blocking", [badbot("spin"), "sequential"], BOARD, clock=cpu)
     assert (result.reason, result.offender) == ("timeout", 0)
-    assert "CPU time" in result.detail
-    assert elapsed < 4.0  # well before the 5 s wall cap
+    assert "CPU time" in result.detail  # the CPU clock ran out, not the 5 s wall cap (busy machine or not)
 
 
 def test_sleeping_past_the_wall_cap_loses_in_cpu_mode() -> None:
@@ -33,6 +38,36 @@ def test_sleeping_past_the_wall_cap_loses_in_cpu_mode() -> None:
     assert (result.reason, result.offender) == ("timeout", 0)
     # Only the wall cap ran out, and the detail says so.
     assert "wall time" in result.detail and "CPU time" not in result.detail, result.detail
+
+
+@contextmanager
+def busy_cpu(spinners: int) -> Iterator[int]:
+    """One CPU kept busy by spinning processes (a loaded machine); yields the CPU's number."""
+    cpu = min(os.sched_getaffinity(0))
+    hogs = [subprocess.Popen(["taskset", "-c", str(cpu), sys.executable, "-c", "while True: pass"])
+            for _ in range(spinners)]
+    try:
+        yield cpu
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+def test_a_bot_starved_of_cpu_by_a_busy_machine_is_not_caught_by_the_wall_cap() -> None:
+    # 450 ms of CPU a move on a CPU shared with four spinners: the bot gets about a fifth of it, so a
+    # move takes ~2 s of wall time, past the wall cap of 1.2x the time left (~820 ms). The time it
+    # waited for the CPU is the machine's: the cap leaves it out (it struck at the first move before).
+    require("taskset")
+    cpu = ClockSettings(budget_ms=600, increment_ms=500, margin_ms=100, mode=ClockMode.CPU, wall_factor=1.2)
+    with busy_cpu(4) as core:
+        burner = f"stdio:taskset -c {core} {sys.executable} {FIXTURES / 'cpuhog.py'} burner 450"
+        result, elapsed = run("blocking", [burner, "sequential"], {"rows": 2, "cols": 5}, clock=cpu)
+        assert result.offender is None, result.detail
+        assert elapsed > 2 * 1.2 * 0.6  # starved indeed: longer than two moves' wall caps
+        result, _ = run("blocking", [badbot("hang"), "sequential"], BOARD, clock=cpu)
+    # A bot that sleeps is still caught by the wall cap, busy machine or not.
+    assert (result.reason, result.offender) == ("timeout", 0) and "wall time" in result.detail, result.detail
 
 
 def test_seat_clock_arithmetic() -> None:

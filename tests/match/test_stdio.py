@@ -166,6 +166,6 @@ def test_an_sdk_bot_that_cannot_start_says_why_whole_with_no_hint_for_exec_bots(
     result, _ = run("blocking", [str(folder / "two.py"), "random"], {"rows": 3, "cols": 3})
     assert (result.reason, result.offender) == ("crash", 0)
     # Its last line, long with the path twice, is quoted whole: what is wrong and what to do.
-    assert f"{folder / 'two.py'} must define exactly one Bot subclass" in result.detail, result.detail
-    assert result.detail.endswith(f"name one as {folder / 'two.py'}:Class) at start-up"), result.detail
+    assert f"{folder / 'two.py'} defines 2 Bot subclasses (First, Second)" in result.detail, result.detail
+    assert result.detail.endswith(f"name one, {folder / 'two.py'}:First) at start-up"), result.detail
     assert "exec:" not in result.detail  # the hint for programs started as exec: bots is not for it

@@ -37,3 +37,33 @@ def test_an_option_of_the_wrong_type_is_named(options: dict, message: str) -> No
 def test_an_unknown_option_is_still_refused_by_the_constructor() -> None:
     with pytest.raises(TypeError, match="colour"):
         build_bot(Tuned, {"colour": "red"})
+
+
+class Readme(Bot):
+    """The README's pattern: its own option by name, the rest passed on to Bot."""
+
+    def __init__(self, depth: int = 2, **options: object) -> None:
+        super().__init__(**options)  # type: ignore[arg-type]
+        self.depth = depth
+
+
+class Swallows(Bot):
+    """A constructor that takes any keyword and passes none of them on."""
+
+    def __init__(self, depth: int = 2, **options: object) -> None:
+        super().__init__()
+        self.depth = depth
+
+
+@pytest.mark.parametrize("cls", [Readme, Swallows])
+def test_an_option_no_constructor_names_is_refused_in_one_line(cls: type[Bot]) -> None:
+    with pytest.raises(TypeError) as caught:
+        build_bot(cls, {"dept": 5})
+    assert str(caught.value) == f"unknown option 'dept' (options of {cls.__name__}: depth=2, seed=0)"
+    assert build_bot(cls, {"depth": 5, "seed": 3}).depth == 5  # type: ignore[attr-defined]
+
+
+def test_a_plain_bot_built_by_hand_refuses_an_unknown_option_too() -> None:
+    with pytest.raises(TypeError, match=r"^unknown option 'dept', 'widht' \(options of Readme: depth=2, seed=0\)$"):
+        Readme(dept=5, widht=3)
+    assert Readme(depth=4, seed=1).depth == 4

@@ -34,8 +34,9 @@ def test_page_is_self_contained_and_embeds_every_frame(logs: dict[str, Path], ga
     assert '<link rel="stylesheet"' not in html
     data = json.loads(EMBEDDED.search(html).group(1))
     assert data["game"] == game and data["verdict"]["ok"]
-    assert len(data["frames"]) == len(log.moves) + 1
-    for frame, record in zip(data["frames"][1:], log.moves, strict=True):
+    reached_by = {r["ply"]: r for r in log.moves}  # a simultaneous turn's frame comes after its last record
+    assert len(data["frames"]) == log.plies + 1 == len(reached_by) + 1
+    for frame, record in zip(data["frames"][1:], reached_by.values(), strict=True):
         assert frame["ply"] == record["ply"] and frame["raw"] == record["move"]
         assert frame["clocks"] == record["clocks"]
 

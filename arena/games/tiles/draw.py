@@ -9,21 +9,20 @@ from arena.games import State
 from arena.kit.drawing import Frame, Framer
 
 
-def tiles_view(data: Mapping[str, Any]) -> Frame:
-    """Tiles: pot, plates as [yellow, blue], both boards as rows of [yellow, blue]."""
+def tiles_view(data: Mapping[str, Any], mover: int | None) -> Frame:
+    """Tiles: pot, plates as [yellow, blue], both boards as rows of [yellow, blue], the seat to move (None: over)."""
     return {
         "pot": data["pot"], "plates": data["plate_tiles"], "plate_size": data["plate_size"],
-        "boards": data["boards"], "row_len": data["row_len"], "mover": data.get("to_move", 0),
+        "boards": data["boards"], "row_len": data["row_len"], "mover": mover,
     }
-
 
 
 class TilesFramer(Framer):
     """Tiles: plates, pot and rows."""
 
     def view(self, state: State, record: dict[str, Any] | None) -> Frame:
-        """Plates, pot and rows."""
-        return tiles_view(state.to_data())
+        """Plates, pot and rows; no seat to move once the game is over."""
+        return tiles_view(state.to_data(), state.to_move())
 
 
 FRAMER = TilesFramer

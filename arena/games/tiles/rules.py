@@ -43,11 +43,12 @@ LIMITS = {"plates": (1, 5), "plate_size": (1, 5), "rows": (1, 10), "row_len": (1
 SETUP_KEYS = {"pot", "plates", "plate_size", "rows", "row_len", "boards", "to_move", "plate_tiles"}
 # Options of the random-setup generator: "min_<key>"/"max_<key>" for the four sizes,
 # min_pot/max_pot (pot length) and fill (chance that a starting row already holds tiles).
-DEFAULT_RANGES = {
-    "plates": (2, 4), "plate_size": (2, 5), "rows": (2, 6), "row_len": (2, 5), "pot": (10, 50),
-}
-OPTION_KEYS = {f"{b}_{k}" for k in DEFAULT_RANGES for b in ("min", "max")} | {"fill"}
+# The default sizes give real games (RULES.md quotes their lengths, bench/tiles_lengths.py
+# measures them): at least 4 rows of 3 or more, and a plate holds fewer tiles than a row.
+DEFAULT_RANGES = {"plates": (2, 4), "plate_size": (2, 4), "rows": (4, 6), "row_len": (3, 6)}
+OPTION_KEYS = {f"{b}_{k}" for k in (*DEFAULT_RANGES, "pot") for b in ("min", "max")} | {"fill"}
 MAX_POT = 10_000  # a generous bound so that a setup stays a small message
+DRAWS = 100  # tries at a position with a legal first move (only rows begun by `fill` can need more than one)
 
 
 def fill_plates(pot: str, plates: int, size: int) -> tuple[list[list[int]], str]:
@@ -284,15 +285,14 @@ class Tiles(Game):
     def random_setup(
         self, rng: random.Random, players: int = 2, partial: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
-        """Complete partial; options min_/max_ plates, plate_size, rows, row_len, pot and fill."""
+        """Complete partial; options min_/max_ plates, plate_size, rows, row_len, pot and fill.
+
+        What the generator draws gives a real game: a plate holds fewer tiles than a row where the
+        ranges allow, the pot fills the plates and one to two boards' rows (min_pot/max_pot
+        otherwise), and the position has a legal first move wherever the partial setup leaves room.
+        """
         setup = dict(partial or {})
         options = {key: setup.pop(key) for key in OPTION_KEYS if key in setup}
-        ranges = {}
-        for key, (lo, hi) in DEFAULT_RANGES.items():
-            floor, ceiling = LIMITS.get(key, (1, MAX_POT))
-            lo = need_int(NAME, f"min_{key}", options.get(f"min_{key}", lo), floor, ceiling)
-            hi = need_int(NAME, f"max_{key}", options.get(f"max_{key}", max(lo, hi)), lo, ceiling)
-            ranges[key] = (lo, hi)
         fill = options.get("fill", 0.0)
         if not isinstance(fill, (int, float)) or isinstance(fill, bool) or not 0 <= fill <= 1:
             raise SetupError(NAME, f"fill must be a number in [0, 1], got {fill!r}")
@@ -300,16 +300,38 @@ class Tiles(Game):
         if isinstance(boards, list) and boards and isinstance(boards[0], list):
             setup.setdefault("rows", len(boards[0]))
         for key in LIMITS:
-            if key not in setup:
-                setup[key] = rng.randint(*ranges[key])
-        if "pot" not in setup:
-            setup["pot"] = "".join(rng.choice(COLOURS) for _ in range(rng.randint(*ranges["pot"])))
-        if "boards" not in setup:
-            k = need_int(NAME, "rows", setup["rows"], *LIMITS["rows"])
-            length = need_int(NAME, "row_len", setup["row_len"], *LIMITS["row_len"])
-            setup["boards"] = [[self._random_row(rng, length, fill) for _ in range(k)] for _ in "01"]
-        setup.setdefault("to_move", 0)
-        return self.validate_setup(setup, players)
+            if key in setup:
+                need_int(NAME, key, setup[key], *LIMITS[key])
+        ranges = {key: _option_range(options, key, lo, hi) for key, (lo, hi) in DEFAULT_RANGES.items()}
+        drawn: dict[str, Any] = {}
+        for _ in range(DRAWS):
+            drawn = self._draw(rng, setup, ranges, options, fill)
+            fixed = setup.keys() >= {"pot", *LIMITS, "boards"}  # nothing to draw again
+            if fixed or self.new_state(self.validate_setup(drawn)).legal_moves():
+                break
+        drawn.setdefault("to_move", 0)
+        return self.validate_setup(drawn, players)
+
+    def _draw(self, rng: random.Random, setup: dict[str, Any], ranges: dict[str, tuple[int, int]],
+              options: dict[str, Any], fill: float) -> dict[str, Any]:
+        """The partial setup with whatever it leaves open drawn from rng."""
+        out = dict(setup)
+        for key in ("rows", "row_len", "plates"):
+            if key not in out:
+                lo, hi = ranges[key]
+                if key == "row_len" and "plate_size" in out:  # room for one colour of a whole plate
+                    lo = max(lo, min(out["plate_size"] + 1, hi))
+                out[key] = rng.randint(lo, hi)
+        if "plate_size" not in out:
+            lo, hi = ranges["plate_size"]
+            out["plate_size"] = rng.randint(lo, min(hi, max(lo, out["row_len"] - 1)))
+        if "pot" not in out:
+            plates, board = out["plates"] * out["plate_size"], out["rows"] * out["row_len"]
+            lo, hi = _pot_range(options, plates + board, plates + 2 * board)
+            out["pot"] = "".join(rng.choice(COLOURS) for _ in range(rng.randint(lo, hi)))
+        if "boards" not in out:
+            out["boards"] = [[self._random_row(rng, out["row_len"], fill) for _ in range(out["rows"])] for _ in "01"]
+        return out
 
     @staticmethod
     def _random_row(rng: random.Random, length: int, fill: float) -> list[int]:
@@ -346,6 +368,24 @@ class Tiles(Game):
         if isinstance(move, (list, tuple)) and len(move) == 2 and move[1] in COLOUR_NAMES:
             return f"{COLOUR_NAMES[move[1]]} ({move[1]}) from plate {move[0]}"
         return repr(move)
+
+
+def _option_range(options: Mapping[str, Any], key: str, lo: int, hi: int) -> tuple[int, int]:
+    """The range of one size from its min_/max_ options, each within the size's limits (defaults lo..hi)."""
+    floor, ceiling = LIMITS[key]
+    lo = need_int(NAME, f"min_{key}", options.get(f"min_{key}", lo), floor, ceiling)
+    return lo, need_int(NAME, f"max_{key}", options.get(f"max_{key}", max(lo, hi)), lo, ceiling)
+
+
+def _pot_range(options: Mapping[str, Any], lo: int, hi: int) -> tuple[int, int]:
+    """The pot's length range: min_pot/max_pot, else lo..hi (one of them given: the other moves to meet it)."""
+    given_lo, given_hi = options.get("min_pot"), options.get("max_pot")
+    if given_hi is not None:
+        hi = need_int(NAME, "max_pot", given_hi, 1, MAX_POT)
+        lo = min(lo, hi)
+    if given_lo is not None:
+        lo = need_int(NAME, "min_pot", given_lo, 1, hi if given_hi is not None else MAX_POT)
+    return lo, max(lo, hi)
 
 
 def check_pot(pot: Any, where: str) -> str:

@@ -37,12 +37,20 @@
     li.addEventListener("click", function () { stop(); show(i); });
   });
 
+  /* The seat to move in frame n: none once the match is over, whether by the rules or by a failure. */
+  function mover(n) {
+    var f = frames[n];
+    return (n === frames.length - 1 && data.result) || f.to_move === undefined ? null : f.to_move;
+  }
+
   function drawClocks(f) {
     var body = document.getElementById("clocks");
     body.textContent = "";
+    body.parentNode.classList.add("clocks");  /* its columns: viewer.css */
     var budget = data.clock.budget_ms || 1;
+    var toMove = mover(ply);
     data.names.forEach(function (name, seat) {
-      var tr = html("tr", { "data-seat": seat, class: f.to_move === seat ? "to-move" : "" }, body);
+      var tr = html("tr", { "data-seat": seat, class: toMove === seat ? "to-move" : "" }, body);
       var td = html("td", {}, tr);
       html("span", { class: "dot", style: "background:" + SEAT[seat] }, td);
       html("span", { class: "name", title: name }, td, seat + " " + name);
@@ -76,7 +84,7 @@
     slider.value = ply;
     document.getElementById("ply").textContent = "ply " + ply + " / " + (frames.length - 1);
     document.getElementById("current").textContent = moveLine(f) +
-      (f.to_move === null || f.to_move === undefined ? "" : "  \u2014  " + seatName(f.to_move) + " to move");
+      (mover(ply) === null ? "" : "  \u2014  " + seatName(mover(ply)) + " to move");
     var events = document.getElementById("events");
     events.textContent = "";
     f.events.forEach(function (e) { html("li", {}, events, e); });

@@ -306,3 +306,35 @@ def test_render_is_deterministic_and_shows_everything() -> None:
     assert "plates: 0:[ggbb]  1:[ggbb]" in text
     assert "  0: ggg." in text and "  4: bbb." in text
     assert GAME.render_move([1, "b"]) == "blue (b) from plate 1"
+
+
+def default_setup(seed: int) -> dict:
+    """The setup a match or tournament with no setup of its own plays for this seed."""
+    return GAME.random_setup(random.Random(f"setup:{seed}"), 2, {})
+
+
+def test_every_default_setup_has_a_legal_first_move_and_room_to_play() -> None:
+    for seed in range(500):
+        setup = default_setup(seed)
+        assert GAME.new_state(setup).legal_moves(), (seed, setup)
+        # a plate of one colour fits an empty row, and the pot fills the plates and at least one board
+        assert setup["plate_size"] < setup["row_len"], (seed, setup)
+        assert len(setup["pot"]) >= setup["plates"] * setup["plate_size"] + setup["rows"] * setup["row_len"]
+
+
+def test_a_drawn_position_has_a_legal_first_move_even_with_every_row_begun() -> None:
+    for seed in range(200):
+        setup = GAME.random_setup(random.Random(seed), 2, {"fill": 1.0, "max_pot": 8})
+        assert GAME.new_state(setup).legal_moves(), (seed, setup)
+
+
+def test_default_setups_give_real_games_under_random_play() -> None:
+    # bench/tiles_lengths.py measures 1,000 seeds and two pairings; RULES.md quotes it
+    lengths = []
+    for seed in range(1, 201):
+        state, rng = GAME.new_state(default_setup(seed)), random.Random(seed)
+        while not state.is_over():
+            state.apply(rng.choice(state.legal_moves()))
+        lengths.append(state.ply)
+    lengths.sort()
+    assert lengths[0] > 0 and lengths[len(lengths) // 10] >= 10 and lengths[len(lengths) // 2] >= 15, lengths

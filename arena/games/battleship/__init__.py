@@ -1,0 +1,1 @@
+"""Battleship: the game's rules, bots, views, drawing, docs and tests."""

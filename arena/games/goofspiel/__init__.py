@@ -1,0 +1,1 @@
+"""Goofspiel: the game's rules, bots, views, drawing, docs and tests."""

@@ -1,0 +1,98 @@
+"""The referee's waits: what a request waits for, and how a failed wait is told in one line."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import Any
+
+from arena.clock import ClockSettings, SeatClock
+
+
+def ms(value: float) -> str:
+    """Milliseconds as a detail shows them: 170, 26.4."""
+    return f"{value:.1f}".removesuffix(".0")
+
+
+def network_record(network_ms: float) -> dict[str, float]:
+    """The `network_ms` a log record of a remote seat's reply carries: what of its wait was not charged."""
+    return {"network_ms": round(network_ms, 3)} if network_ms else {}
+
+
+@dataclass
+class Waiting:
+    """One request a seat owes an answer to, and the deadlines it must meet."""
+
+    kind: str  # the reply type expected: "ready" or "move"
+    seq: int
+    sent: float
+    deadline: float  # absolute wall deadline (in cpu mode: the wall cap)
+    allowance_ms: int  # the time_left_ms the request carried
+    cpu_start: float | None = None  # cpu mode: the bot's CPU time when the request was sent
+    margin_ms: float = 0.0  # the seat's margin left when the request was sent
+    grace_ms: float = 0.0  # what the seat's wire may take uncharged (0 on this machine)
+    delay_start: float | None = None  # cpu mode: how long the bot had waited for a CPU when the request was sent
+    cap: float = 0.0  # cpu mode: the wall cap as set when the request was sent
+
+    def past_deadline(self, now: float, run_delay_ms: Callable[[], float]) -> bool:
+        """Whether the deadline has passed; in cpu mode the time the bot waited for a CPU moves the wall cap on.
+
+        A bot ready to run but given no CPU lost that time to the machine, not to thinking or sleeping:
+        the wall cap counts only the time it ran or chose to wait.
+        """
+        if now < self.deadline:
+            return False
+        if self.delay_start is None:
+            return True
+        self.deadline = self.cap + max(0.0, run_delay_ms() - self.delay_start) / 1000.0
+        return now >= self.deadline
+
+
+@dataclass
+class Requests:
+    """The requests out at once (a seat's, or every seat's init) and the replies in so far."""
+
+    waiting: dict[int, Waiting]
+    replies: dict[int, tuple[dict[str, Any], float]] = field(default_factory=dict)
+
+
+def start_wait(clock: SeatClock, kind: str, seq: int, process: Any, cpu: bool, grace_ms: float) -> Waiting:
+    """The wait of a request about to be sent: its deadline, and in cpu mode where the bot's CPU clocks stand."""
+    allowance, now = clock.allowance_ms(), time.monotonic()
+    if cpu and process is not None:
+        cap = clock.wall_cap_after(now)
+        return Waiting(kind, seq, now, cap, allowance, process.cpu_ms(), clock.margin_ms, 0.0, process.run_delay_ms(),
+                       cap)
+    # The wire's own time (a remote seat's network) is not charged.
+    return Waiting(kind, seq, now, clock.deadline_after(now) + grace_ms / 1000.0, allowance, None, clock.margin_ms,
+                   grace_ms)
+
+
+def time_detail(settings: ClockSettings, w: Waiting, wall: bool) -> str:
+    """A timeout in words: the allowance and the margin that was left, in wall or CPU time."""
+    full = settings.margin_ms
+    margin = f"{ms(w.margin_ms)} ms margin" + (f" left of {full} ms" if w.margin_ms < full else "")
+    if w.cpu_start is None:
+        return f"no {w.kind} within {w.allowance_ms} ms + {margin}"
+    if wall:
+        factor = settings.wall_factor
+        return (f"no {w.kind} within the wall cap of {ms(w.allowance_ms * factor + w.margin_ms)} ms "
+                f"of wall time ({w.allowance_ms} ms x {factor:g} + {margin})")
+    return f"no {w.kind} within {w.allowance_ms} ms + {margin} of CPU time"
+
+
+def hello_hint(spec_text: str) -> str:
+    """What a ZeroMQ bot that never said hello may have got wrong (a stdio bot started with exec:)."""
+    # Only a program the user started as exec: (the SDK says itself why it could not start).
+    if not spec_text.startswith("exec:"):
+        return ""
+    return ("; a ZeroMQ bot (exec:) connects to $ARENA_ENDPOINT and says hello first (SPEC.md section 2): a "
+            "program that reads JSON lines on its standard input is a stdio: bot")
+
+
+def silence_hint(peer: Any) -> str:
+    """A stdio bot from which not a single line ever arrived: most likely its output sits in a buffer."""
+    if getattr(peer, "endpoint", "") == "stdio" and getattr(peer, "received", 1) == 0:
+        return "; nothing arrived on its standard output before the deadline (is it flushed?)"
+    return ""
