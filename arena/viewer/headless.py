@@ -10,6 +10,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # Never let Playwright fetch a browser, and keep Chromium from phoning home on its own.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -49,7 +50,10 @@ class Drawn:
 
 
 def draw_every_frame(page_path: Path, frames: int) -> Drawn:
-    """Open a viewer page and step through every frame; any script error or fallback to text is an error."""
+    """Open a viewer page and step through every frame; any script error or fallback to text is an error.
+
+    In a game of hidden information every seat's view of every frame is drawn as well (its key).
+    """
     from playwright.sync_api import sync_playwright
 
     drawn = Drawn(frames)
@@ -62,17 +66,29 @@ def draw_every_frame(page_path: Path, frames: int) -> Drawn:
             page.on("console", lambda m: drawn.errors.append(f"console {m.type}: {m.text}")
                     if m.type == "error" else None)
             page.goto(page_path.resolve().as_uri())
-            for ply in range(frames):
-                if ply:
-                    page.keyboard.press("ArrowRight")
-                note = page.eval_on_selector("#drawing-note", "n => n.hidden ? '' : n.textContent")
-                shown = page.eval_on_selector("#board", "b => [b.getAttribute('data-ply'), b.childElementCount]")
-                if note:
-                    drawn.errors.append(f"ply {ply}: {note}")
-                    break
-                if shown != [str(ply), shown[1]] or not shown[1]:
-                    drawn.errors.append(f"ply {ply}: the board is empty or shows ply {shown[0]}")
+            seats = page.evaluate("() => kit.data.hidden ? kit.data.names.length : 0")
+            for view in ["", *map(str, range(seats))]:
+                if view:
+                    page.keyboard.press("Home")
+                    page.keyboard.press(view)
+                if not _step(page, frames, drawn, f"seat {view}'s view, " if view else ""):
                     break
         finally:
             browser.close()
     return drawn
+
+
+def _step(page: Any, frames: int, drawn: Drawn, which: str) -> bool:
+    """Step through every frame of the view shown; False at the first that is not drawn."""
+    for ply in range(frames):
+        if ply:
+            page.keyboard.press("ArrowRight")
+        note = page.eval_on_selector("#drawing-note", "n => n.hidden ? '' : n.textContent")
+        shown = page.eval_on_selector("#board", "b => [b.getAttribute('data-ply'), b.childElementCount]")
+        if note:
+            drawn.errors.append(f"{which}ply {ply}: {note}")
+            return False
+        if shown != [str(ply), shown[1]] or not shown[1]:
+            drawn.errors.append(f"{which}ply {ply}: the board is empty or shows ply {shown[0]}")
+            return False
+    return True
