@@ -20,6 +20,7 @@ from arena.games.seats import SeatView
 from arena.logs.matchlog import MatchLog, read_log
 from arena.viewer.frames import live_data, match_data
 from arena.viewer.page import write_match_page
+from arena.viewer.report import write_report
 from tests.helpers import run
 from tests.viewer.browser import Watched
 from tests.viewer.matches import turns_of
@@ -154,3 +155,15 @@ def test_a_page_of_public_information_keeps_its_keys(tmp_path: Path, open_page: 
     page.keyboard.press("1")
     assert page.get_attribute("body", "data-view") is None
     clean(watched)
+
+
+def test_the_tournament_report_pages_carry_the_seat_views(goofspiel: Path, tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    (results / "logs").mkdir(parents=True)
+    (results / "logs" / "m1.msgpack").write_bytes(goofspiel.read_bytes())
+    out, written = write_report(results, tmp_path / "site" / "report.html")
+    assert written == 1
+    page = next((tmp_path / "site" / "report_matches").glob("*.html")).read_text()
+    data = json.loads(page.split('id="arena-data">', 1)[1].split("</script>", 1)[0])
+    assert data["hidden"] and all(len(f["views"]) == 2 for f in data["frames"])
+    assert "0&ndash;1 what a seat sees, a the whole truth" in page and "data-view='1'" in page
