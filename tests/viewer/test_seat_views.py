@@ -19,7 +19,7 @@ from arena.games import get_game
 from arena.games.seats import SeatView
 from arena.logs.matchlog import MatchLog, read_log
 from arena.viewer.frames import live_data, match_data
-from arena.viewer.page import write_match_page
+from arena.viewer.page import match_page, write_match_page
 from arena.viewer.report import write_report
 from tests.helpers import run
 from tests.viewer.browser import Watched
@@ -167,3 +167,21 @@ def test_the_tournament_report_pages_carry_the_seat_views(goofspiel: Path, tmp_p
     data = json.loads(page.split('id="arena-data">', 1)[1].split("</script>", 1)[0])
     assert data["hidden"] and all(len(f["views"]) == 2 for f in data["frames"])
     assert "0&ndash;1 what a seat sees, a the whole truth" in page and "data-view='1'" in page
+
+
+def test_the_page_of_a_game_being_played_opens_at_its_latest_turn(
+        goofspiel: Path, open_page: Callable[..., Watched], tmp_path: Path) -> None:
+    log = read_log(goofspiel)
+    cut = MatchLog(log.header, [r for r in log.records if r["kind"] != "result" and r.get("ply", 0) <= 3],
+                   None, {}, True, "cut for the test")
+    html = tmp_path / "live.html"
+    html.write_text(match_page(live_data(cut)))
+    watched = open_page(html)
+    page = watched.page
+    at_ply(page, 3)
+    assert deck_cards(page) == [] and page.locator("#board [data-deck-hidden]").count() == 1
+    assert page.locator("#views").count() == 0 and "being played" in page.inner_text("#verdict")
+    assert "seed shown once the game has ended" in page.inner_text("header .meta")
+    assert "In progress: 3 turns played so far." in page.inner_text("#result")
+    assert page.inner_text("#moves li[data-ply='1']").startswith(f"1. {log.names[0]}: bids ")
+    clean(watched)
