@@ -115,7 +115,7 @@ def _views_of(seats: SeatViews, state: State, record: dict[str, Any] | None,
     movers = record.get("turn", [record]) if record is not None else []
     public = {"moves": [{"seat": r["seat"], "move": seats.describe_move(seats.public["moves"], r["seat"])}
                         for r in movers],
-              "events": list(seats.public["events"])}
+              "events": list(seats.public["events"]), "common": seats.common}
     return {"views": views, "public": public}
 
 
@@ -142,20 +142,23 @@ def _result_for(result: dict[str, Any] | None, shown: Collection[int] | None) ->
 HIDDEN_TEXT = "(what the seats hold is shown once the game has ended)"
 
 
-def _public_frame(frame: dict[str, Any]) -> dict[str, Any]:
+def public_frame(frame: dict[str, Any]) -> dict[str, Any]:
     """A frame of a game of hidden information as a spectator may see it while it is played.
 
     Public is what every seat was shown alike: a move or referee event every other seat saw
-    whole, and the board when every seat's view of the position draws the same picture;
-    the rest waits for the end of the game.
+    whole, and the position (board, text, scores) as long as every seat has been shown the same
+    (one share of the setup, every event whole) and their views draw the same picture. Views
+    that merely look alike prove nothing (two hands of equal cards): once anything was kept
+    from a seat, the position waits for the end of the game.
     """
     views, public = frame.get("views"), frame.get("public")
     out = {key: frame[key] for key in ("ply", "clocks", "to_move", "movers") if key in frame}
-    same = views is not None and all(v["board"] == views[0]["board"] and v["text"] == views[0]["text"]
-                                     for v in views)
+    same = views is not None and public is not None and public["common"] and all(
+        v["board"] == views[0]["board"] and v["text"] == views[0]["text"] and v["scores"] == views[0]["scores"]
+        for v in views)
     out["board"] = views[0]["board"] if same and views else None
     out["text"] = views[0]["text"] if same and views else HIDDEN_TEXT
-    out["scores"] = views[0]["scores"] if views and all(v["scores"] == views[0]["scores"] for v in views) else None
+    out["scores"] = views[0]["scores"] if same and views else None
     out["events"] = list(public["events"]) if public is not None else []
     if "seat" in frame:
         moves = public["moves"] if public is not None else []
@@ -171,14 +174,18 @@ def live_data(log: MatchLog) -> dict[str, Any]:
     """What a spectator's page shows of a match still being played: only what every seat may see.
 
     No seed (it would tell every chance draw still to come), no bot's output, command or
-    verdict; in a game of hidden information, the public part of each frame (_public_frame).
+    verdict; in a game of hidden information, the public part of each frame (public_frame).
     """
     data = match_data(log, shown=set())
     hidden = bool(data["hidden"])
     data.update(seed=None, result=None, output={}, bots=["" for _ in data["bots"]], live=True, hidden=False,
-                verdict={"ok": True, "message": "the game is being played", "ply": None}, views_error="")
+                verdict={"ok": True, "message": "the game is being played", "ply": None}, views_error="",
+                truncated=False, truncation="")
     if hidden:
-        data["frames"] = [_public_frame(frame) for frame in data["frames"]]
+        data["frames"] = [public_frame(frame) for frame in data["frames"]]
+        # An exception's words may quote what the whole truth holds: only that something stopped.
+        data["stopped"] = "the replay stopped early" if data["stopped"] else ""
+        data["drawing_error"] = "the game's drawing failed" if data["drawing_error"] else ""
     return data
 
 

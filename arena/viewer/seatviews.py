@@ -6,7 +6,8 @@ referee event what `State.observe` lets it see, delivered as the referee deliver
 turn's moves in seat order, then the events the turn caused). The game's Framer draws a view
 state as it draws the whole one, so the viewer shows a seat's-eye picture with the game's own
 drawing. What every seat saw alike is the public part of a turn: the moves and events any
-spectator may be shown while the game is still being played.
+spectator may be shown while the game is still being played, and the position itself as long
+as every seat has been shown the same (`common`).
 """
 
 from __future__ import annotations
@@ -35,8 +36,11 @@ class SeatViews:
     def __init__(self, game: Game, setup: dict[str, Any], players: int, framer: type[Framer] | None) -> None:
         self.game = game
         valid = game.validate_setup(setup, players)
-        self.views = [SeatView(seat, game.start_view(game.observe_setup(valid, seat), players, seat))
-                      for seat in range(players)]
+        shares = [game.observe_setup(valid, seat) for seat in range(players)]
+        self.views = [SeatView(seat, game.start_view(share, players, seat)) for seat, share in enumerate(shares)]
+        # Every seat was shown the same so far (one share of the setup, every event whole): each view
+        # then holds public knowledge only. The first thing kept from a seat ends it for the match.
+        self.common = all(share == shares[0] for share in shares)
         self.framers: list[Framer] | None = [framer() for _ in range(players)] if framer is not None else None
         self.error = ""  # why the views stopped (a view the rules could not advance), "" while they follow
         self.seen: list[dict[int, Any]] = [{} for _ in range(players)]  # each seat's view of the last turn's moves
@@ -51,6 +55,7 @@ class SeatViews:
                 continue
             seen = state.observe(event, seat)
             whole = whole and seen == event
+            self.common = self.common and seen == event
             if seen is None:
                 continue
             view.see(seen)

@@ -18,7 +18,7 @@ import pytest
 from arena.games import get_game
 from arena.games.seats import SeatView
 from arena.logs.matchlog import MatchLog, read_log
-from arena.viewer.frames import live_data, match_data
+from arena.viewer.frames import HIDDEN_TEXT, public_frame, live_data, match_data
 from arena.viewer.page import match_page, write_match_page
 from arena.viewer.report import write_report
 from tests.helpers import run
@@ -185,3 +185,16 @@ def test_the_page_of_a_game_being_played_opens_at_its_latest_turn(
     assert "In progress: 3 turns played so far." in page.inner_text("#result")
     assert page.inner_text("#moves li[data-ply='1']").startswith(f"1. {log.names[0]}: bids ")
     clean(watched)
+
+
+def test_views_that_look_alike_are_not_public_once_something_was_kept_from_a_seat() -> None:
+    board = {"hand": [7]}  # each seat's own card, drawn alike: two sevens
+    views = [{"board": board, "text": "your card: 7", "scores": [0.0, 0.0], "moves": [], "events": []}] * 2
+    frame = {"ply": 1, "clocks": [1.0, 1.0], "to_move": 0, "seat": 1, "move": "deal", "time_ms": 1.0,
+             "board": {"hands": [[7], [7]]}, "text": "whole", "views": views}
+    dealt = public_frame({**frame, "public": {"moves": [], "events": [], "common": False}})
+    assert dealt["board"] is None and dealt["scores"] is None and dealt["text"] == HIDDEN_TEXT
+    assert dealt["move"] is None  # the move was not seen whole by every other seat
+    shared = public_frame({**frame, "public": {"moves": [{"seat": 1, "move": "deal"}], "events": [],
+                                               "common": True}})
+    assert shared["board"] == board and shared["move"] == "deal" and "views" not in shared
