@@ -35,6 +35,8 @@ class PersonViews:
         self.views: dict[int, SeatView] = {}
         self.at_keyboard: int | None = None
         self.cleared = False  # nothing was said since the screen was last cleared
+        self.ended: set[int] = set()  # the seats whose end message came
+        self._opening: State | None = None
 
     @property
     def hot_seat(self) -> bool:
@@ -43,8 +45,10 @@ class PersonViews:
 
     def opening(self, setup: dict[str, Any]) -> State:
         """The first person's view of the opening, before the referee's init (the intro's position)."""
-        seat = self.humans[0]
-        return self.game.start_view(self.game.observe_setup(setup, seat), self.players, seat)
+        if self._opening is None:
+            seat = self.humans[0]
+            self._opening = self.game.start_view(self.game.observe_setup(setup, seat), self.players, seat)
+        return self._opening
 
     def start(self, seat: int, setup: dict[str, Any]) -> None:
         """A person's seat was sent its init: their view starts from the setup it carried."""
@@ -78,6 +82,7 @@ class PersonViews:
 
     def end(self, seat: int, events: list[Event]) -> None:
         """The end message of a person's seat: the events they had not been sent yet."""
+        self.ended.add(seat)
         if seat in self.views:
             self._take(seat, events)
 

@@ -279,7 +279,7 @@ class PlaySession:
         assert self.seen is not None  # narrowing: a game of hidden information
         deadline = time.monotonic() + END_WAIT_S
         for seat, link in self.links.items():
-            while (left := deadline - time.monotonic()) > 0:
+            while seat not in self.seen.ended and (left := deadline - time.monotonic()) > 0:
                 message = link.receive(max(1, int(left * 1000)))
                 if message is not None and message.get("type") == "end":
                     self.seen.end(seat, message.get("events", []))
@@ -321,7 +321,7 @@ class PlaySession:
             self.seen.played(seat, answer)
 
     def _ask(self, state: State) -> Move | Command:
-        """The person's move or command in state, as they are shown it (help is handled here; a take-back is checked first)."""
+        """The person's move or command in state as they are shown it (help handled here; a take-back checked first)."""
         while True:
             got = self.view.ask_move(state)
             if got is Command.HELP:
