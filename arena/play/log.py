@@ -222,7 +222,7 @@ def fingerprinted(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     state = get_game(header["game"]).start(header["setup"], header["players"], header["seed"])[0]
     out: list[dict[str, Any]] = []
     turn: list[dict[str, Any]] = []
-    for record in records:
+    for record in _refusals_last(records):
         if record["kind"] == "result":
             record = {k: v for k, v in record.items() if k != "log"}  # a log need not name itself
         out.append(record)
@@ -235,3 +235,23 @@ def fingerprinted(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             record["pos"] = position_fingerprint(state)
             turn = []
     return out
+
+
+def _refusals_last(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records with a refusal that ended a simultaneous turn after the turn's other moves.
+
+    The referee logs an illegal move (or a resignation) when it comes, and the moves the other
+    movers had made in that turn after it, which `arena verify` reads as moves after the end:
+    here they come first, as the turn was played (same records, a turn's order).
+    """
+    out: list[dict[str, Any]] = []
+    held: list[dict[str, Any]] = []
+    for record in records:
+        if record["kind"] in ENDING_KINDS:
+            held.append(record)
+            continue
+        if held and not (record["kind"] == "move" and record["ply"] == held[0]["ply"]):
+            out += held
+            held = []
+        out.append(record)
+    return out + held

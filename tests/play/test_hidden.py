@@ -156,3 +156,20 @@ def test_two_people_hand_the_keyboard_over_and_each_sees_only_their_own_view(tmp
         assert now.endswith(boards[seat][i // 2]), (i, now)  # their own view, as their seat was sent it
         told = re.findall(r"last round: Human 1 bid (\d+), Human 2 bid (\d+)", now)
         assert told == ([] if i < 2 else [tuple(map(str, played[i // 2 - 1]))]), (i, now)  # never this round's
+
+
+def test_resigning_after_the_bot_has_bid_leaves_a_log_that_verifies(tmp_path: Path) -> None:
+    seed = 3
+    assert asked(seed, 1)[0] == 1  # the bot's bid of the first round is in when the person resigns
+    child = play("goofspiel", "--vs", "random", "--set", "cards=3", "--seed", str(seed), "--log",
+                 str(tmp_path / "q.msgpack"))
+    child.expect_exact(PROMPT)
+    child.sendline("q")
+    child.expect_exact("Resign the game? [y/N] ")
+    child.sendline("y")
+    child.expect("Human resigned.")
+    log = read_log(finish(child))
+    assert [r["kind"] for r in log.records if r["kind"] in ("move", "resign")] == ["move", "resign"]
+    assert log.result is not None and log.result["reason"] == "resigned" and log.result["offender"] == 0
+    done = replay_verify(tmp_path / "q.msgpack")
+    assert done.returncode == 0 and "warning" not in (child.before or ""), done.stdout
