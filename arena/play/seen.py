@@ -36,6 +36,7 @@ class PersonViews:
         self.at_keyboard: int | None = None
         self.cleared = False  # nothing was said since the screen was last cleared
         self.ended: set[int] = set()  # the seats whose end message came
+        self.last_words: dict[int, list[str]] = {}  # what each person is told of the moves their end message carried
         self._opening: State | None = None
 
     @property
@@ -84,21 +85,25 @@ class PersonViews:
         """The end message of a person's seat: the events they had not been sent yet."""
         self.ended.add(seat)
         if seat in self.views:
-            self._take(seat, events)
+            self.last_words[seat] = self._take(seat, events)[0]
 
     def finish(self) -> None:
-        """Show every person's last view (the hot seat: the game is over, each under their name if they differ)."""
+        """Tell each person the moves they had not seen and show their last view (the hot seat: under their names if the views differ)."""
         boards = {seat: self.view.board(self.state(seat)) for seat in self.humans if seat in self.views}
         if self.hot_seat:
             self._clear()
-        named = len(set(boards.values())) > 1
-        for seat, board in boards.items():
-            self.term.say()
-            if named:
+        if len(set(boards.values())) > 1:
+            for seat, board in boards.items():
+                self.term.say()
                 self.term.say(f"{self.view.name(seat)}'s view:")
-            self.term.say(board)
-            if not named:
-                break
+                for line in self.last_words.get(seat, []):
+                    self.term.say(line)
+                self.term.say(board)
+        elif boards:  # one view for all: each move said once
+            self.term.say()
+            for line in dict.fromkeys(line for seat in boards for line in self.last_words.get(seat, [])):
+                self.term.say(line)
+            self.term.say(next(iter(boards.values())))
 
     def _take(self, seat: int, events: list[Event]) -> tuple[list[str], tuple[int, Move] | None]:
         """Feed a seat's view the events it was sent; what to say of them, and the last move seen."""
