@@ -6,7 +6,8 @@ records), never the referee's position (which Goofspiel's view prints with the o
 prizes to come, as `--watch` shows a spectator), and never the bot's bid of the round being
 played, the rounds where the referee asked the bot first included. Two people at one terminal
 hand the keyboard over between their turns: the screen is cleared, says who is next, waits for
-Enter, and shows each only their own view.
+Enter, and shows each only their own view. `arena replay --bot` re-runs a seat of such a log
+on what that seat was sent, and exits 1 at a move that differs from the log.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from arena.logs.matchlog import MatchLog, read_log
 from arena.play.views import view_for
 from tests.helpers import ROOT
 from tests.play.drivers import finish, play, replay_verify
+from tests.viewer.test_rerun import PEEKER
 
 WHOLE_TRUTH = "prizes to come, in order"  # a line of Goofspiel's board that only the referee's position has
 PROMPT = "Your bid (a card of your hand): "
@@ -173,3 +175,39 @@ def test_resigning_after_the_bot_has_bid_leaves_a_log_that_verifies(tmp_path: Pa
     assert log.result is not None and log.result["reason"] == "resigned" and log.result["offender"] == 0
     done = replay_verify(tmp_path / "q.msgpack")
     assert done.returncode == 0 and "warning" not in (child.before or ""), done.stdout
+
+
+def replay(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`arena replay LOG ARGS…`, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "arena.cli", "replay", str(path), *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120, check=False)
+
+
+def test_a_seat_of_a_game_played_at_the_terminal_is_replayed_from_its_own_view(tmp_path: Path) -> None:
+    # PEEKER bids the middle card of its hand, unless it was shown the deck or the person's bid of the round.
+    cards, seed = 4, 21
+    assert {asked(seed, ply)[0] for ply in range(1, cards + 1)} == {0, 1}  # the bot is asked second in some rounds
+    folder = tmp_path / "peeker"
+    folder.mkdir()
+    folder.chmod(0o755)  # the bot runs in the sandbox: its folder open to the bot's own uid
+    peeker = folder / "peeker.py"
+    peeker.write_text(PEEKER)
+    peeker.chmod(0o644)
+    child = play("goofspiel", "--vs", str(peeker), "--set", f"cards={cards}", "--set", "deck=[3, 1, 4, 2]",
+                 "--seed", str(seed), "--log", str(tmp_path / "p.msgpack"))
+    for bid in range(cards, 0, -1):
+        child.expect_exact(PROMPT)
+        child.sendline(str(bid))
+    log = read_log(finish(child))
+    assert log.header["setup"]["deck"] == [3, 1, 4, 2]
+    assert [r["move"] for r in log.moves if r["seat"] == 1] == [3, 2, 4, 1]  # never shown the deck or a bid early
+    path = tmp_path / "p.msgpack"
+    same = replay(path, "--bot", "1")  # the logged bot, sent what its seat was sent
+    assert same.returncode == 0 and f"OK all {cards} moves of seat 1 agree with the log" in same.stdout, same.stdout
+    other = replay(path, "--bot", "1=random")
+    assert other.returncode == 1 and "DIFFERS ply " in other.stdout, other.stdout
+    person = replay(path, "--bot", "0=" + str(peeker))  # the person bid 4 first; the peeker bids 3
+    assert person.returncode == 1 and "DIFFERS ply 1: the bot plays 3, the log has 4" in person.stdout, person.stdout
+    nobody = replay(path, "--bot", "0")  # a person's seat names no bot to start
+    assert nobody.returncode == 2 and len(nobody.stderr.splitlines()) == 1, nobody.stderr
+    assert "seat 0 was played by 'human (terminal)', not a bot that can be re-run" in nobody.stderr
