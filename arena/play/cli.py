@@ -199,7 +199,7 @@ def _finish(view: View, term: Terminal, result: MatchResult, state: State, moves
         term.say(line)
     scores = ", ".join(f"{s:g}" for s in result.scores)
     offender = f", offender seat {result.offender}" if result.offender is not None else ""
-    term.say(f"result: reason {result.reason}{offender}; scores [{scores}]; ranks {result.ranks}; {moves} moves")
+    term.say(f"result: reason {result.reason}{offender}; scores [{scores}]; ranks {result.ranks}; {moves} move{'' if moves == 1 else 's'}")
     term.say(f"log: {log_path}")
 
 

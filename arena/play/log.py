@@ -76,7 +76,9 @@ class GameRecord:
     @property
     def standing(self) -> int:
         """How many moves (turns: a simultaneous turn's moves count once) stand."""
-        if self.verbatim:
+        if self.verbatim:  # the referee counted them (a turn a refusal ended is not one)
+            if self.result is not None:
+                return int(self.result["plies"])
             return len({r["ply"] for r in self.segment if r["kind"] == "move"})
         return len(self.plies)
 

@@ -211,3 +211,26 @@ def test_a_seat_of_a_game_played_at_the_terminal_is_replayed_from_its_own_view(t
     nobody = replay(path, "--bot", "0")  # a person's seat names no bot to start
     assert nobody.returncode == 2 and len(nobody.stderr.splitlines()) == 1, nobody.stderr
     assert "seat 0 was played by 'human (terminal)', not a bot that can be re-run" in nobody.stderr
+
+
+def test_a_person_who_leaves_at_the_hand_over_resigns_and_the_log_verifies(tmp_path: Path) -> None:
+    seed = 8
+    assert asked(seed, 1) == [0, 1]  # Human 1 bids first; Human 2 leaves when handed the keyboard
+    child = play("goofspiel", "--vs", "human", "--set", "cards=3", "--seed", str(seed), "--log",
+                 str(tmp_path / "left.msgpack"))
+    child.expect(HAND_OVER)
+    assert child.match.group(1) == "Human 1"
+    child.sendline("")
+    child.expect_exact(PROMPT)
+    child.sendline("2")
+    child.expect(HAND_OVER)
+    assert child.match.group(1) == "Human 2"
+    child.sendeof()  # end of input instead of Enter
+    child.expect("Human 2 resigned.")
+    child.expect(r"ranks \[1, 2\]; 0 moves\r?\n")  # the round Human 2 left was never played
+    log = read_log(finish(child))
+    assert log.result is not None and log.result["reason"] == "resigned" and log.result["plies"] == 0
+    assert [(r["kind"], r["seat"]) for r in log.records if r["kind"] in ("move", "resign")] == \
+        [("move", 0), ("resign", 1)]
+    done = replay_verify(tmp_path / "left.msgpack")
+    assert done.returncode == 0, done.stdout
