@@ -184,6 +184,10 @@ class View:
             return None
         return f"{self.name(seat)} played {self.game.render_move(move)}."
 
+    def announce_hidden(self, seat: int, before: State, after: State) -> str | None:
+        """One line saying that a seat moved, its move kept from the person (a game of hidden information)."""
+        return f"{self.name(seat)} moved; the move is not shown to you."
+
     def resign_move(self) -> Move | None:
         """The game's own resignation move, if it has one (arrows: 255)."""
         return None

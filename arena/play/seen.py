@@ -122,8 +122,10 @@ class PersonViews:
                 continue
             last = (actor, payload)
             if payload is None:
-                lines.append(f"{self.view.name(actor)} moved (not shown to you).")
-            elif (line := self.view.announce(actor, payload, before, view.state)) is not None:
+                line = self.view.announce_hidden(actor, before, view.state)
+            else:
+                line = self.view.announce(actor, payload, before, view.state)
+            if line is not None:
                 lines.append(line)
         return lines, last
 

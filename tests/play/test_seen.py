@@ -87,3 +87,32 @@ def test_in_the_hot_seat_each_person_is_told_the_others_last_move_once(goofspiel
     # Goofspiel's two views of the end are the same board: one board, each person's last news said once.
     assert final.count("round 4 of 4") == 1 and "'s view:" not in final
     assert final.count(f"Ann bids {last[0]}.\n") == 1 and final.count(f"Bob bids {last[1]}.\n") == 1
+
+
+class Unseen:
+    """A seat's view that takes any event (Goofspiel never keeps a move whole from a seat; Battleship's placement is kept)."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def see(self, event: list[object]) -> None:
+        """Nothing to follow."""
+
+
+class Placing(GoofspielView):
+    """A view that says a kept move in the game's words."""
+
+    def announce_hidden(self, seat: int, before: State, after: State) -> str | None:
+        return f"{self.name(seat)} placed a fleet."
+
+
+def test_a_move_kept_from_the_person_is_said_so_in_the_views_words() -> None:
+    game = get_game("goofspiel")
+    said = []
+    for view_class in (GoofspielView, Placing):
+        view = view_class(game, Handed(False, io.StringIO()), ["Ann", "Bob"], [0])
+        seen = PersonViews(game, view, 2, [0])
+        seen.views[0] = Unseen(seen.opening({"cards": 4}))  # type: ignore[assignment]
+        seen.end(0, [[1, None], [1, 2]])
+        said.append(seen.last_words[0])
+    assert said == [["Bob moved; the move is not shown to you."], ["Bob placed a fleet."]]
