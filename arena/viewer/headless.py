@@ -47,6 +47,7 @@ class Drawn:
 
     frames: int
     errors: list[str] = field(default_factory=list)
+    seat_views: int = 0  # the seats whose own view was stepped through too (a game of hidden information)
 
 
 def draw_every_frame(page_path: Path, frames: int) -> Drawn:
@@ -67,6 +68,7 @@ def draw_every_frame(page_path: Path, frames: int) -> Drawn:
                     if m.type == "error" else None)
             page.goto(page_path.resolve().as_uri())
             seats = page.evaluate("() => kit.data.hidden ? kit.data.names.length : 0")
+            drawn.seat_views = seats
             for view in ["", *map(str, range(seats))]:
                 if view:
                     page.keyboard.press("Home")
