@@ -55,6 +55,8 @@ class Command(StrEnum):
 COMMANDS = {"?": Command.HELP, "h": Command.HELP, "help": Command.HELP, "u": Command.UNDO,
             "undo": Command.UNDO, "q": Command.RESIGN, "quit": Command.RESIGN, "resign": Command.RESIGN}
 COMMAND_HELP = "Commands: ? help, u take back your last move, q resign (Ctrl-D too)."
+# A game of hidden information takes no move back: one played again would know what it revealed.
+COMMAND_HELP_NO_TAKE_BACKS = "Commands: ? help, q resign (Ctrl-D too); no take-backs in a game of hidden information."
 
 
 def colour_wanted(choice: str, stream: TextIO) -> bool:
@@ -123,6 +125,7 @@ class View:
         # changes from turn to turn), None when unknown: a view's parse and illegal use it in a
         # simultaneous turn, where every mover has moves of its own.
         self.mover: int | None = None
+        self.commands = COMMAND_HELP_NO_TAKE_BACKS if game.hidden_information else COMMAND_HELP  # shown on `?`
 
     # --- to override ------------------------------------------------------------------
 
@@ -263,7 +266,7 @@ class View:
 
     def help(self, state: State) -> str:
         """The text `?` prints (a view without an intro: the moves of the position)."""
-        return "\n".join(filter(None, [self.intro(state) or self.move_format(state), COMMAND_HELP]))
+        return "\n".join(filter(None, [self.intro(state) or self.move_format(state), self.commands]))
 
 
 def numbers(text: str) -> list[int] | None:

@@ -44,7 +44,7 @@ from arena.match.result import MatchResult
 from arena.match.trace import Tracer
 from arena.play.log import GameRecord, RecordingLog, check_log
 from arena.play.seen import END_WAIT_S, PersonViews
-from arena.kit.terminal import COMMAND_HELP, Command, View
+from arena.kit.terminal import Command, View
 from protocol.codec import ProtocolError, decode_from_referee, encode
 from protocol.messages import hello_message
 
@@ -155,10 +155,10 @@ class PlaySession:
             self._launch(hub)
             if self.seen is not None:  # the board comes with each person's turn, as their seat sees it
                 self.term.say(self.view.intro(self.seen.opening(self.setup)))
-                self.term.say(COMMAND_HELP)
+                self.term.say(self.view.commands)
             else:
                 self.term.say(self.view.intro(self.state))
-                self.term.say(COMMAND_HELP)
+                self.term.say(self.view.commands)
                 self.term.say()
                 self.term.say(self.view.board(self.state))
             replay: list[Move] = []

@@ -101,7 +101,9 @@ def test_a_person_against_a_bot_sees_only_their_own_view(tmp_path: Path) -> None
 def test_a_take_back_is_refused_in_a_game_of_hidden_information(tmp_path: Path) -> None:
     child = play("goofspiel", "--vs", "random", "--set", "cards=2", "--seed", "3", "--log",
                  str(tmp_path / "u.msgpack"))
+    child.expect_exact("Commands: ? help, q resign (Ctrl-D too); no take-backs in a game of hidden information.")
     child.expect_exact(PROMPT)
+    assert "take back" not in (child.before or "")
     child.sendline("2")
     child.expect_exact(PROMPT)
     child.sendline("u")
