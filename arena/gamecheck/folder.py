@@ -247,7 +247,8 @@ def _drawing(name: str, log: Path | None, tmp: Path, browser: bool) -> Part:
         page = tmp / "check.html"
         page.write_text(match_page(data), encoding="utf-8")
         drawn = draw_every_frame(page, len(data["frames"]))
-        title = f"draw.js draws every frame of a match ({len(data['frames'])} frames) in headless Chromium"
+        views = f", and each of {drawn.seat_views} seats' own views" if drawn.seat_views else ""
+        title = f"draw.js draws every frame of a match ({len(data['frames'])} frames{views}) in headless Chromium"
         return Part("drawing", "FAIL" if drawn.errors else "ok", title, drawn.errors)
 
     return _guard("drawing", check)

@@ -31,6 +31,7 @@ STYLES = {
 }
 SEAT_STYLES = ("cyan", "magenta", "yellow", "green")  # seat i's pieces, names and last move
 SHOWN_MOVES = 12  # legal moves listed in a refusal of the generic view
+CLEAR = "\x1b[H\x1b[2J\x1b[3J"  # cursor home, clear the screen, clear the scrollback
 
 
 class Outcome(Protocol):
@@ -54,6 +55,8 @@ class Command(StrEnum):
 COMMANDS = {"?": Command.HELP, "h": Command.HELP, "help": Command.HELP, "u": Command.UNDO,
             "undo": Command.UNDO, "q": Command.RESIGN, "quit": Command.RESIGN, "resign": Command.RESIGN}
 COMMAND_HELP = "Commands: ? help, u take back your last move, q resign (Ctrl-D too)."
+# A game of hidden information takes no move back: one played again would know what it revealed.
+COMMAND_HELP_NO_TAKE_BACKS = "Commands: ? help, q resign (Ctrl-D too); no take-backs in a game of hidden information."
 
 
 def colour_wanted(choice: str, stream: TextIO) -> bool:
@@ -89,6 +92,13 @@ class Terminal:
         """Print a line (or several) and flush."""
         print(text, file=self.out, flush=True)
 
+    def clear(self) -> None:
+        """Clear the screen and its scrollback (what the person before saw); a rule when not a terminal."""
+        if self.out.isatty():
+            print(CLEAR, end="", file=self.out, flush=True)
+        else:
+            self.say("\n" + "-" * 40 + " (screen cleared) " + "-" * 40 + "\n")
+
     def ask(self, prompt: str) -> str:
         """Read one line after prompt; raises EndOfInput on end of input or Ctrl-C."""
         try:
@@ -111,6 +121,11 @@ class View:
         self.term = term
         self.names = list(names)
         self.humans = set(humans)
+        # The seat whose move is read now (`arena play` sets it before each prompt: in the hot seat it
+        # changes from turn to turn), None when unknown: a view's parse and illegal use it in a
+        # simultaneous turn, where every mover has moves of its own.
+        self.mover: int | None = None
+        self.commands = COMMAND_HELP_NO_TAKE_BACKS if game.hidden_information else COMMAND_HELP  # shown on `?`
 
     # --- to override ------------------------------------------------------------------
 
@@ -142,7 +157,7 @@ class View:
         its wire form (JSON, e.g. [1, 2]), or as bare numbers (1 2): what a game without a
         view of its own can offer.
         """
-        legal = state.legal_moves()
+        legal = self.legal(state)
         typed = " ".join(text.split()).lower()
         for move in legal:
             if typed in (" ".join(self.game.render_move(move).split()).lower(), json.dumps(move).lower()):
@@ -159,7 +174,7 @@ class View:
 
     def move_format(self, state: State) -> str:
         """How a move is typed, with examples from the position (the generic view's hint)."""
-        legal = state.legal_moves()
+        legal = self.legal(state)
         if not legal:
             return ""
         shown = "; ".join(f"{self.game.render_move(m)} = {json.dumps(m)}" for m in legal[:SHOWN_MOVES])
@@ -171,6 +186,10 @@ class View:
         if seat in self.humans:
             return None
         return f"{self.name(seat)} played {self.game.render_move(move)}."
+
+    def announce_hidden(self, seat: int, before: State, after: State) -> str | None:
+        """One line saying that a seat moved, its move kept from the person (a game of hidden information)."""
+        return f"{self.name(seat)} moved; the move is not shown to you."
 
     def resign_move(self) -> Move | None:
         """The game's own resignation move, if it has one (arrows: 255)."""
@@ -229,16 +248,25 @@ class View:
         self.term.say(self.term.paint(f"  {reason}", "yellow"))
 
     def illegal(self, state: State, move: Move) -> str | None:
-        """Why move is not legal in state (tried on a copy), or None when it is."""
+        """Why move is not legal in state (tried on a copy; the mover's own in a simultaneous turn), or None."""
         try:
-            state.copy().apply(move)
+            if self.mover is not None and len(state.movers()) > 1:
+                state.check_move(self.mover, move)
+            else:
+                state.copy().apply(move)
         except GameError as exc:
             return str(getattr(exc, "reason", exc))
         return None
 
+    def legal(self, state: State) -> list[Move]:
+        """The legal moves of the person to move: the mover's own in a simultaneous turn."""
+        if self.mover is not None and len(state.movers()) > 1:
+            return state.moves_of(self.mover)
+        return state.legal_moves()
+
     def help(self, state: State) -> str:
         """The text `?` prints (a view without an intro: the moves of the position)."""
-        return "\n".join(filter(None, [self.intro(state) or self.move_format(state), COMMAND_HELP]))
+        return "\n".join(filter(None, [self.intro(state) or self.move_format(state), self.commands]))
 
 
 def numbers(text: str) -> list[int] | None:

@@ -28,6 +28,7 @@ from arena.argtypes import (
 )
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, State, UnknownGame, get_game
+from arena.games.seats import SeatView
 from arena.launch.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.launch.plugins import bots_for
 from arena.logs.signing import user_key
@@ -136,7 +137,7 @@ def _play(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # Ctrl-C twice: the game was left at once, its log still written
         term.say(f"\nLeft the game.\nlog: {log_path}")
         return EXIT_INTERRUPTED
-    _finish(view, term, result, session.state, session.record.standing, log_path, session.resigned)
+    _finish(view, term, result, session.shown_state(), session.record.standing, log_path, session.resigned)
     problem = session.verify_log()
     if problem:
         print(f"warning: the saved log does not verify: {problem}", file=sys.stderr)
@@ -198,7 +199,7 @@ def _finish(view: View, term: Terminal, result: MatchResult, state: State, moves
         term.say(line)
     scores = ", ".join(f"{s:g}" for s in result.scores)
     offender = f", offender seat {result.offender}" if result.offender is not None else ""
-    term.say(f"result: reason {result.reason}{offender}; scores [{scores}]; ranks {result.ranks}; {moves} moves")
+    term.say(f"result: reason {result.reason}{offender}; scores [{scores}]; ranks {result.ranks}; {moves} move{'' if moves == 1 else 's'}")
     term.say(f"log: {log_path}")
 
 
@@ -222,16 +223,24 @@ def _watch(args: argparse.Namespace, game: Game, term: Terminal, seed: int) -> i
     term.say()
     term.say(view.board(shown))
     delay = args.delay_ms / 1000.0
+    follow = SeatView(-1, shown)  # a spectator's: the whole position, a simultaneous turn once all its moves are in
+    turn: list[tuple[int, Any]] = []
+    before = [shown.copy()]
 
     def show(_state: State, seat: int, move: Any) -> None:
         # Runs between the referee's turns, so the pause is charged to no bot's clock.
-        before = shown.copy()
-        shown.apply(move)
-        line = view.announce(seat, move, before, shown)
+        follow.play(seat, move)
+        turn.append((seat, move))
+        if follow.pending:
+            return
         term.say()
-        if line:
-            term.say(line)
+        for mover, played in turn:
+            line = view.announce(mover, played, before[0], shown)
+            if line:
+                term.say(line)
         term.say(view.board(shown, (seat, move)))
+        turn.clear()
+        before[0] = shown.copy()
         time.sleep(delay)
 
     log_path = Path(args.log) if args.log else default_log_path(f"watch-{game.name}", seed)

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.clock import ClockError, ClockSettings, SeatClock
-from arena.logs.matchlog import LogError, LogWriter, NullLog, read_log
+from arena.games import get_game
+from arena.games.seats import play_turn
+from arena.logs.matchlog import LogError, LogWriter, NullLog, position_fingerprint, read_log
 from arena.logs.replay import Verdict, header_clocks, margin_left, verify
 
 log = logging.getLogger(__name__)
@@ -53,9 +55,16 @@ class StandingPly:
 
 
 class GameRecord:
-    """The moves that stand in a game played in segments, and the log they make."""
+    """The moves that stand in a game played in segments, and the log they make.
 
-    def __init__(self) -> None:
+    verbatim: the game is played in one segment (no take-backs: a game of hidden information,
+    whose log says in order what each seat was sent), and its log is the referee's own records.
+    A segment holding a simultaneous turn is kept so as well (take-backs stop at one).
+    """
+
+    def __init__(self, verbatim: bool = False) -> None:
+        self.verbatim = verbatim
+        self.segment: list[dict[str, Any]] = []  # the referee's records, when kept verbatim
         self.header: dict[str, Any] | None = None
         self.opening: list[dict[str, Any]] = []  # ply-0 events, ready records, notes at ply 0
         self.plies: list[StandingPly] = []
@@ -66,7 +75,11 @@ class GameRecord:
 
     @property
     def standing(self) -> int:
-        """How many moves stand."""
+        """How many moves (turns: a simultaneous turn's moves count once) stand."""
+        if self.verbatim:  # the referee counted them (a turn a refusal ended is not one)
+            if self.result is not None:
+                return int(self.result["plies"])
+            return len({r["ply"] for r in self.segment if r["kind"] == "move"})
         return len(self.plies)
 
     def add_segment(self, records: list[dict[str, Any]], offset: int) -> None:
@@ -76,6 +89,9 @@ class GameRecord:
         replays its moves after a take-back) and are skipped.
         """
         first = self.header is None
+        plies = [r["ply"] for r in records if r["kind"] == "move"]
+        if first and (self.verbatim or len(plies) != len(set(plies))):  # one segment, or a simultaneous turn
+            self.verbatim, self.segment = True, [dict(r) for r in records]
         standing = self.standing
         self.ending, self.result = [], None
         for record in records:
@@ -161,6 +177,8 @@ class GameRecord:
         """The stitched log's records in order (without the writer's closing `end`)."""
         if self.header is None:
             return []
+        if self.verbatim:
+            return fingerprinted(self.segment)
         moves, _, _ = self._moves_with_clocks()
         out: list[dict[str, Any]] = [self.header, *self.opening]
         for ply, move in zip(self.plies, moves):
@@ -194,3 +212,48 @@ def check_log(path: str | os.PathLike[str]) -> Verdict:
         return verify(read_log(path))
     except (LogError, ClockError) as exc:
         return Verdict(False, str(exc), None, False, 0)
+
+
+def fingerprinted(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A match's records with the position each turn reached on its last move record (as the referee logs it).
+
+    The referee fingerprints positions only when it writes a file; the records of a game played at
+    the terminal are fingerprinted here, a simultaneous turn's on its last record (None on the others).
+    """
+    header = records[0]
+    state = get_game(header["game"]).start(header["setup"], header["players"], header["seed"])[0]
+    out: list[dict[str, Any]] = []
+    turn: list[dict[str, Any]] = []
+    for record in _refusals_last(records):
+        if record["kind"] == "result":
+            record = {k: v for k, v in record.items() if k != "log"}  # a log need not name itself
+        out.append(record)
+        if record["kind"] != "move":
+            continue
+        record["pos"] = None
+        turn.append(record)
+        if {r["seat"] for r in turn} >= set(state.movers()):
+            play_turn(state, {r["seat"]: r["move"] for r in turn})
+            record["pos"] = position_fingerprint(state)
+            turn = []
+    return out
+
+
+def _refusals_last(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records with a refusal that ended a simultaneous turn after the turn's other moves.
+
+    The referee logs an illegal move (or a resignation) when it comes, and the moves the other
+    movers had made in that turn after it, which `arena verify` reads as moves after the end:
+    here they come first, as the turn was played (same records, a turn's order).
+    """
+    out: list[dict[str, Any]] = []
+    held: list[dict[str, Any]] = []
+    for record in records:
+        if record["kind"] in ENDING_KINDS:
+            held.append(record)
+            continue
+        if held and not (record["kind"] == "move" and record["ply"] == held[0]["ply"]):
+            out += held
+            held = []
+        out.append(record)
+    return out + held

@@ -43,7 +43,8 @@ from arena.match.referee import Referee
 from arena.match.result import MatchResult
 from arena.match.trace import Tracer
 from arena.play.log import GameRecord, RecordingLog, check_log
-from arena.kit.terminal import COMMAND_HELP, Command, View
+from arena.play.seen import END_WAIT_S, PersonViews
+from arena.kit.terminal import Command, View
 from protocol.codec import ProtocolError, decode_from_referee, encode
 from protocol.messages import hello_message
 
@@ -65,7 +66,9 @@ class UndoMode(StrEnum):
 
 
 def undo_mode(game: Game, bots: int) -> UndoMode | None:
-    """How this game takes moves back, or None when it cannot."""
+    """How this game takes moves back, or None when it cannot (a game of hidden information never)."""
+    if game.hidden_information:
+        return None
     if bots == 0:
         return UndoMode.REPLAY
     return UndoMode.SETUP if game.exact_setups else None
@@ -126,8 +129,12 @@ class PlaySession:
         self.trace_path = trace_path  # --trace: every message both ways
         self.humans = [i for i, s in enumerate(seats) if s.spec is None]
         self.mode = undo_mode(game, len(seats) - len(self.humans))
-        self.record = GameRecord()
-        self.state, _ = game.start(setup, len(seats), seed)
+        self.record = GameRecord(verbatim=game.hidden_information)
+        # A game of hidden information shows each person their own seat's view (seen.py), never self.state.
+        self.seen = PersonViews(game, view, len(seats), self.humans) if game.hidden_information else None
+        self.state, _ = game.start(setup, len(seats), seed)  # the referee's position, followed from its plies
+        self.pending: dict[int, Move] = {}  # the moves of a simultaneous turn reported so far
+        self.simultaneous = False  # a simultaneous turn was played: no take-backs (its moves are played at once)
         self.positions: list[State] = [self.state.copy()]  # positions[i]: after i moves that stand
         self.moves: list[tuple[int, Move]] = []
         self.plies: queue.Queue[tuple[int, Move]] = queue.Queue()
@@ -146,10 +153,14 @@ class PlaySession:
         self.tracer = Tracer(self.trace_path) if self.trace_path else None
         try:
             self._launch(hub)
-            self.term.say(self.view.intro(self.state))
-            self.term.say(COMMAND_HELP)
-            self.term.say()
-            self.term.say(self.view.board(self.state))
+            if self.seen is not None:  # the board comes with each person's turn, as their seat sees it
+                self.term.say(self.view.intro(self.seen.opening(self.setup)))
+                self.term.say(self.view.commands)
+            else:
+                self.term.say(self.view.intro(self.state))
+                self.term.say(self.view.commands)
+                self.term.say()
+                self.term.say(self.view.board(self.state))
             replay: list[Move] = []
             setup, offset, clocks = self.setup, 0, [s.clock for s in self.seats]
             for segment in itertools.count():
@@ -230,6 +241,8 @@ class PlaySession:
                 quiet_since, told = time.monotonic(), False
             if not thread.is_alive():
                 self._show_plies()
+                if self.seen is not None:
+                    self._ends()
                 return
             try:
                 ready = poller.poll(POLL_MS)
@@ -242,30 +255,58 @@ class PlaySession:
                 self.term.say("\nYou resign at your next turn (Ctrl-C again to leave at once).")
                 continue
             if message is None:
-                mover = self.state.to_move()
-                if not told and mover is not None and mover not in self.humans \
-                        and time.monotonic() - quiet_since > THINKING_NOTICE_S:
-                    self.term.say(f"({self.view.name(mover)} is thinking...)")
+                bots = [m for m in self.shown_state().movers() if m not in self.humans]
+                if not told and bots and time.monotonic() - quiet_since > THINKING_NOTICE_S:
+                    self.term.say(f"({' and '.join(self.view.name(m) for m in bots)} "
+                                  f"{'is' if len(bots) == 1 else 'are'} thinking...)")
                     told = True
                 continue
             assert seat is not None  # a message came from one of the people's seats
             kind = message.get("type")
             if kind == "init":
+                if self.seen is not None:
+                    self.seen.start(seat, message["setup"])
                 self.links[seat].send({"type": "ready", "seq": message["seq"]})
             elif kind == "turn":
                 self._show_plies()
                 quiet_since, told = time.monotonic(), False
-                self._answer(seat, message["seq"], replay)
+                self._answer(seat, message, replay)
+            elif kind == "end" and self.seen is not None:
+                self.seen.end(seat, message.get("events", []))
 
-    def _answer(self, seat: int, seq: int, replay: deque[Move]) -> None:
+    def _ends(self) -> None:
+        """The end messages of the people's seats (the events they had not been sent), then their last views."""
+        assert self.seen is not None  # narrowing: a game of hidden information
+        deadline = time.monotonic() + END_WAIT_S
+        for seat, link in self.links.items():
+            while seat not in self.seen.ended and (left := deadline - time.monotonic()) > 0:
+                message = link.receive(max(1, int(left * 1000)))
+                if message is not None and message.get("type") == "end":
+                    self.seen.end(seat, message.get("events", []))
+                    break
+        self.seen.finish()
+
+    def shown_state(self, seat: int | None = None) -> State:
+        """The position as the person of seat (default: the first person) is shown it."""
+        if self.seen is None:
+            return self.state
+        seat = self.humans[0] if seat is None else seat
+        return self.seen.state(seat) if seat in self.seen.views else self.seen.opening(self.setup)
+
+    def _answer(self, seat: int, message: dict[str, Any], replay: deque[Move]) -> None:
         """Answer one turn of a person's seat: a replayed move, the person's move, or leaving."""
         link = self.links[seat]
+        seq = message["seq"]
         if replay:
             link.send({"type": "move", "seq": seq, "move": replay.popleft()})
             return
-        if len(self.humans) > 1:  # the hot seat: say whose turn it is
+        present = True
+        if self.seen is not None:  # their own view, after the keyboard was handed over in the hot seat
+            present = self.seen.turn(seat, message.get("events", []))
+        elif len(self.humans) > 1:  # the hot seat: say whose turn it is
             self.term.say(f"{self.view.name(seat)} to move.")
-        answer = Command.RESIGN if self.resign_pending else self._ask()
+        self.view.mover = seat
+        answer = Command.RESIGN if self.resign_pending or not present else self._ask(self.shown_state(seat))
         if answer is Command.RESIGN:
             self.resigned = True
         if answer is Command.UNDO or answer is Command.RESIGN:
@@ -276,14 +317,16 @@ class PlaySession:
                 link.send({"type": "resign", "seq": seq})
             return
         link.send({"type": "move", "seq": seq, "move": answer})
+        if self.seen is not None:
+            self.seen.played(seat, answer)
 
-    def _ask(self) -> Move | Command:
-        """The person's move or command (help is handled here; a take-back is checked first)."""
+    def _ask(self, state: State) -> Move | Command:
+        """The person's move or command in state as they are shown it (help handled here; a take-back checked first)."""
         while True:
-            got = self.view.ask_move(self.state)
+            got = self.view.ask_move(state)
             if got is Command.HELP:
-                self.term.say(self.view.help(self.state))
-                self.term.say(self.view.board(self.state))
+                self.term.say(self.view.help(state))
+                self.term.say(self.view.board(state))
                 continue
             if got is Command.UNDO:
                 reason = self._cannot_take_back()
@@ -305,16 +348,32 @@ class PlaySession:
                 continue
             shown = True
             before = self.state.copy()
-            self.state.apply(move)
+            turn = self._follow(seat, move)
             self.moves.append((seat, move))
             self.positions.append(self.state.copy())
-            if seat in self.humans and move == self.view.resign_move():
+            if self.seen is not None or not turn:
+                continue  # each person sees their own view (seen.py); a simultaneous turn once all its moves are in
+            if all(mover in self.humans and played == self.view.resign_move() for mover, played in turn.items()):
                 continue  # the result says it
-            line = self.view.announce(seat, move, before, self.state)
             self.term.say()
-            if line:
-                self.term.say(line)
+            for mover, played in turn.items():
+                line = self.view.announce(mover, played, before, self.state)
+                if line:
+                    self.term.say(line)
             self.term.say(self.view.board(self.state, (seat, move)))
+
+    def _follow(self, seat: int, move: Move) -> dict[int, Move]:
+        """Play a reported move on the referee's position: the turn's moves once it is played, else {}."""
+        if len(self.state.movers()) <= 1:
+            self.state.apply(move)
+            return {seat: move}
+        self.pending[seat] = move
+        if set(self.pending) < set(self.state.movers()):
+            return {}
+        turn, self.pending = self.pending, {}
+        self.state.apply_turn(turn)
+        self.simultaneous = True
+        return dict(sorted(turn.items()))
 
     # --- take-backs ---------------------------------------------------------------------
 
@@ -327,6 +386,11 @@ class PlaySession:
 
     def _cannot_take_back(self) -> str | None:
         """Why `u` cannot be obeyed now (None: it can, and self.undo_to is set)."""
+        if self.mode is None and self.game.hidden_information:
+            return (f"Taking back is not possible in {self.game.name}: a move played again would be played "
+                    "knowing what the one taken back revealed.")
+        if self.simultaneous:
+            return "Taking back is not possible once a simultaneous turn was played: its moves stand together."
         if self.mode is None:
             return (f"Taking back is not possible in {self.game.name} against bots: a position's "
                     "penalties and chance draws cannot be written into a setup.")
@@ -351,6 +415,7 @@ class PlaySession:
         del self.moves[target:]
         del self.positions[target + 1:]
         self.state = self.positions[target].copy()
+        self.pending = {}
         self.term.say(f"\nTaken back: {', '.join(taken)}.")
         self.term.say(self.view.board(self.state))
         if self.mode is UndoMode.REPLAY:

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from arena.server.auth import SESSION_COOKIE, Caller, Keys
 from arena.server.config import ServerConfig
 from arena.server.db import Database, GameStatus, Status
-from arena.server.engine import Engine
+from arena.server.engine import Engine, live_log
 from arena.server.eventlog import keep_recent
 from arena.server.ladder import interval, provisional
 from arena.server.net import client_address, network_of
@@ -143,7 +143,8 @@ class Contest:
                         "submissions": [row.a, row.b], "scores": json.loads(row.scores),
                         "ranks": json.loads(row.ranks), "reason": row.reason, "offender": row.offender,
                         "plies": row.plies, "detail": detail, "finished": row.finished,
-                        "replay": f"/games/{row.id}" if row.status == GameStatus.DONE and row.log else ""})
+                        "replay": f"/games/{row.id}" if row.status == GameStatus.DONE and row.log else "",
+                        "live": f"/games/{row.id}" if live_log(self.config, row) is not None else ""})
         return out
 
     def entrant(self, number: int | None) -> Any:

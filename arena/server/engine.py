@@ -36,6 +36,7 @@ from arena.tournament.files import write_atomic
 from arena.tournament.local import LocalExecutor, Outcome
 from arena.tournament.schedule import MatchTask
 from arena.tournament.store import write_hint
+from arena.tournament.worker import LOG_SUFFIX
 
 WAIT_S = 0.25  # the ladder loop's longest sleep: new versions and stop requests are seen this fast
 INTAKE_THREADS = 2
@@ -367,9 +368,12 @@ class Engine:
 
     def _submit(self, game: Row) -> None:
         assert self.executor is not None
+        # A log an earlier attempt left (its worker lost) would be shown as this game's while it is played,
+        # and a retry plays the same seed: its prizes, deals and offers would be known before they come.
+        (self.ladder_dir / "logs" / f"{match_name(game.id)}{LOG_SUFFIX}").unlink(missing_ok=True)
         self.db.execute("UPDATE games SET status = ?, attempts = attempts + 1, lease_until = ? WHERE id = ?",
                         GameStatus.RUNNING, now() + self._lease_s(), game.id)
-        task = MatchTask(ord=game.id, match=f"g{game.id}", round=0, setup=game.setup, seed=game.seed,
+        task = MatchTask(ord=game.id, match=match_name(game.id), round=0, setup=game.setup, seed=game.seed,
                          bots=(self.slot_of[game.a], self.slot_of[game.b]))
         self.executor.submit(task)
         self.inflight[game.id] = game
@@ -433,6 +437,19 @@ class Engine:
             if self.executor is None:
                 self.executor = self._make_executor()
                 self.executor.start()
+
+
+def live_log(config: ServerConfig, game: Row) -> Path | None:
+    """The log a game being played is writing on this machine (the local executor's), if there is one."""
+    if game.status != GameStatus.RUNNING:
+        return None
+    path = config.directory / "ladder" / "logs" / f"{match_name(game.id)}{LOG_SUFFIX}"
+    return path if path.is_file() else None
+
+
+def match_name(game: int) -> str:
+    """The match id (and log name) of a ladder game."""
+    return f"g{game}"
 
 
 def ladder_log(config: ServerConfig, game: Row) -> Path | None:

@@ -190,7 +190,14 @@ def rerun_bots(log: MatchLog, specs: list[str]) -> int:
     for text in specs:
         try:
             seat, bot = parse_seat_bot(text, log)
-            spec = parse_bot_spec(bot, log.header["game"])
+            try:
+                spec = parse_bot_spec(bot, log.header["game"])
+            except BotSpecError:
+                if "=" in text:
+                    raise
+                # The seat was not played by a bot (a person at the terminal): there is nothing to start.
+                raise RerunError(f"--bot {text}: seat {seat} was played by {bot!r}, not a bot that can be re-run; "
+                                 f"name one, as in {seat}=BOT") from None
             print(f"seat {seat}: re-running {spec.text} on {log.header['match']} "
                   f"(logged bot: {log.names[seat]})")
             report = rerun(log, seat, spec)

@@ -11,6 +11,7 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # Never let Playwright fetch a browser, and keep Chromium from phoning home on its own.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -47,10 +48,14 @@ class Drawn:
 
     frames: int
     errors: list[str] = field(default_factory=list)
+    seat_views: int = 0  # the seats whose own view was stepped through too (a game of hidden information)
 
 
 def draw_every_frame(page_path: Path, frames: int) -> Drawn:
-    """Open a viewer page and step through every frame; any script error or fallback to text is an error."""
+    """Open a viewer page and step through every frame; any script error or fallback to text is an error.
+
+    In a game of hidden information every seat's view of every frame is drawn as well (its key).
+    """
     # Playwright's sync API refuses a thread that already runs one (a test session's browser): use a thread of its own.
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(_draw_every_frame, page_path, frames).result()
@@ -69,17 +74,30 @@ def _draw_every_frame(page_path: Path, frames: int) -> Drawn:
             page.on("console", lambda m: drawn.errors.append(f"console {m.type}: {m.text}")
                     if m.type == "error" else None)
             page.goto(page_path.resolve().as_uri())
-            for ply in range(frames):
-                if ply:
-                    page.keyboard.press("ArrowRight")
-                note = page.eval_on_selector("#drawing-note", "n => n.hidden ? '' : n.textContent")
-                shown = page.eval_on_selector("#board", "b => [b.getAttribute('data-ply'), b.childElementCount]")
-                if note:
-                    drawn.errors.append(f"ply {ply}: {note}")
-                    break
-                if shown != [str(ply), shown[1]] or not shown[1]:
-                    drawn.errors.append(f"ply {ply}: the board is empty or shows ply {shown[0]}")
+            seats = page.evaluate("() => kit.data.hidden ? kit.data.names.length : 0")
+            drawn.seat_views = seats
+            for view in ["", *map(str, range(seats))]:
+                if view:
+                    page.keyboard.press("Home")
+                    page.keyboard.press(view)
+                if not _step(page, frames, drawn, f"seat {view}'s view, " if view else ""):
                     break
         finally:
             browser.close()
     return drawn
+
+
+def _step(page: Any, frames: int, drawn: Drawn, which: str) -> bool:
+    """Step through every frame of the view shown; False at the first that is not drawn."""
+    for ply in range(frames):
+        if ply:
+            page.keyboard.press("ArrowRight")
+        note = page.eval_on_selector("#drawing-note", "n => n.hidden ? '' : n.textContent")
+        shown = page.eval_on_selector("#board", "b => [b.getAttribute('data-ply'), b.childElementCount]")
+        if note:
+            drawn.errors.append(f"{which}ply {ply}: {note}")
+            return False
+        if shown != [str(ply), shown[1]] or not shown[1]:
+            drawn.errors.append(f"{which}ply {ply}: the board is empty or shows ply {shown[0]}")
+            return False
+    return True

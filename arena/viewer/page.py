@@ -18,6 +18,7 @@ from arena.viewer.frames import match_data
 # The page may not fetch anything: the policy makes the browser refuse any request, so a
 # stray reference fails loudly in tests instead of leaking a viewer's IP to a server.
 CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+LIVE_RELOAD_S = 3  # how often the page of a game being played reloads
 
 PAGE = Template("""<!DOCTYPE html>
 <html lang="en">
@@ -25,7 +26,7 @@ PAGE = Template("""<!DOCTYPE html>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="$csp">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
+<link rel="icon" href="data:,">$head
 <title>$title</title>
 <style>
 $css
@@ -58,9 +59,9 @@ MATCH_BODY = Template("""<header>
 <span id="ply"></span>
 </div>
 <input id="slider" type="range" min="0" max="0" value="0" aria-label="ply">
-<div id="current"></div>
+$views<div id="current"></div>
 <ul id="events"></ul>
-<div class="keys">keys: &#x2190; &#x2192; step, Home / End, space play/pause</div>
+<div class="keys">keys: &#x2190; &#x2192; step, Home / End, space play/pause$view_keys</div>
 </div>
 <div class="panel"><h2>Clocks</h2>
 <table><thead><tr><th>seat</th><th>time left</th><th class="num"></th><th class="num">this move</th>
@@ -106,15 +107,18 @@ def embed_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def page(title: str, body: str, body_class: str = "") -> str:
-    """A complete page around body, with the shared stylesheet inline."""
+def page(title: str, body: str, body_class: str = "", head: str = "") -> str:
+    """A complete page around body, with the shared stylesheet inline (and head's extra elements)."""
     return PAGE.substitute(csp=CSP, title=html.escape(title), css=static_text("viewer.css"),
-                           body=body, body_class=body_class)
+                           body=body, body_class=body_class, head=head)
 
 
 def _result_html(data: dict[str, Any]) -> str:
     result = data["result"]
     names = data["names"]
+    if data.get("live"):
+        turns = len(data["frames"]) - 1
+        return f"<p><b>In progress:</b> {turns} turn{'' if turns == 1 else 's'} played so far.</p>"
     if result is None:
         return f"<p><b>No result:</b> {html.escape(data['truncation'])}</p>"
     rows = "".join(
@@ -142,26 +146,46 @@ def _output_html(data: dict[str, Any]) -> str:
     return f"<div class='panel'><h2>Bot output</h2>{''.join(parts)}</div>" if parts else ""
 
 
+def _views_html(data: dict[str, Any]) -> tuple[str, str]:
+    """The seat's-eye buttons and their keys' help, for a game of hidden information ("" otherwise)."""
+    if not data.get("hidden"):
+        return "", ""
+    buttons = "".join(f"<button data-view='{seat}' title='what {html.escape(name)} sees (key {seat})'>seat {seat}"
+                      f"</button>" for seat, name in enumerate(data["names"]))
+    bar = (f"<div id='views' class='controls views'><span>view:</span><button data-view='all' "
+           f"title='the whole truth (key a)'>all</button>{buttons}<span id='view-name'></span></div>\n")
+    last = len(data["names"]) - 1
+    return bar, f", 0&ndash;{last} what a seat sees, a the whole truth"
+
+
 def match_page(data: dict[str, Any], back: str = "", back_label: str = "tournament report") -> str:
     """The viewer page of one match, from match_data(); back: href of the page it belongs to, named back_label."""
     names = data["names"]
     heading = f"{data['game']}: " + " vs ".join(html.escape(n) for n in names)
     clock = data["clock"]
-    meta = (f"match {html.escape(str(data['match']))} &middot; seed {data['seed']} &middot; "
+    seed = "seed shown once the game has ended" if data["seed"] is None else f"seed {data['seed']}"
+    meta = (f"match {html.escape(str(data['match']))} &middot; {seed} &middot; "
             f"{data['game']} v{data['game_version']} &middot; log format {data['format']} &middot; "
             f"budget {clock.get('budget_ms')} ms, increment {clock.get('increment_ms')} ms")
     verdict = data["verdict"]
-    badges = (f"<span class='badge ok' id='verdict'>&#x2713; {html.escape(verdict['message'])}</span>" if verdict["ok"]
+    badges = (f"<span class='badge live' id='verdict'>&#x25CF; {html.escape(verdict['message'])}: it shows what "
+              f"every seat may see</span>" if data.get("live")
+              else f"<span class='badge ok' id='verdict'>&#x2713; {html.escape(verdict['message'])}</span>"
+              if verdict["ok"]
               else f"<span class='badge bad' id='verdict'>&#x2717; {html.escape(verdict['message'])}</span>")
     if back:
         badges += f"<a id='back-link' href='{html.escape(back)}'>&#x2190; {html.escape(back_label)}</a>"
     if data["stopped"]:
         badges += f"<span class='badge bad'>{html.escape(data['stopped'])}</span>"
+    views, view_keys = _views_html(data)
     body = MATCH_BODY.substitute(
         heading=heading, meta=meta, badges=badges, result=_result_html(data), output=_output_html(data),
+        views=views, view_keys=view_keys,
         data=embed_json(data), kit=kit_script(), draw=game_drawing(data["game"]), js=static_text("viewer.js"),
     )
-    return page(f"{data['game']} {data['match']}: {' vs '.join(names)}", body, "match")
+    # A game being played: the page reloads to show the turns played since (and the whole game once it ended).
+    head = f'\n<meta http-equiv="refresh" content="{LIVE_RELOAD_S}">' if data.get("live") else ""
+    return page(f"{data['game']} {data['match']}: {' vs '.join(names)}", body, "match", head)
 
 
 def write_match_page(log: MatchLog | str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:

@@ -3,7 +3,10 @@
 The referee's messages are not logged as such; they are rebuilt from the records the same
 way the referee builds them (arena/match/referee.py): `init` with the setup and the seat's clock,
 then one `turn` per move of the seat, holding every other seat's move as [seat, move] and
-every referee event as [-1, payload] since the seat's previous request.
+every referee event as [-1, payload] since the seat's previous request (a simultaneous turn's
+other moves once the turn is over). In a game of hidden information the log says what each
+request showed the seat (`sent` records: its share of the setup, its view of the events), and
+the seat is sent exactly that: it is replayed from its own view.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.clock import ClockError, SeatClock
+from arena.clock import ClockError, ClockSettings, SeatClock
 from arena.launch.botspec import BotSpec
 from arena.launch.process import Limits
 from arena.logs.matchlog import MatchLog
@@ -53,7 +56,13 @@ class RerunReport:
 
 
 def seat_requests(log: MatchLog, seat: int) -> list[Request]:
-    """The init and turn messages seat received in the match, with the logged answers."""
+    """The init and turn messages seat received in the match, with the logged answers.
+
+    A log of a game of hidden information says what each request showed each seat (its `sent`
+    records): the seat is sent exactly that, its own view. Otherwise the messages are rebuilt as
+    the referee builds them: every other seat's move and every referee event since the seat's
+    previous request, a simultaneous turn's other moves only once the turn is over.
+    """
     header = log.header
     players = header["players"]
     if not 0 <= seat < players:
@@ -62,36 +71,71 @@ def seat_requests(log: MatchLog, seat: int) -> list[Request]:
         seat_settings = header_clocks(header)
     except (ClockError, TypeError, ValueError) as exc:
         raise RerunError(f"clock settings of the log do not validate: {exc}") from None
-    left = [float(s.budget_ms) for s in seat_settings]
-    events: list[list[Any]] = []
     # The id the bots were sent (format 4; before, the arena's own): a bot seeded from it plays the same.
     match = str(header.get("bot_match", header["match"]))
     names = log.names if header.get("reveal_names") else None
     # SeatClock.allowance_ms() turns a logged clock into the time_left_ms the referee sent; seq comes in ask().
     init = init_message(0, match, header["game"], seat, players, header["setup"],
                         SeatClock(seat_settings[seat]).allowance_ms(), names)
+    if any(record["kind"] == "sent" for record in log.records):
+        return _sent_requests(log, seat, init, seat_settings)
+    left = [float(s.budget_ms) for s in seat_settings]
+    events: list[list[Any]] = []
+    later: list[list[Any]] = []  # the other moves of the turn being played: sent once it is over
+    turn_ply = None
     requests = [Request(init, 0)]
-
-    def turn(ply: int, answer: Any, illegal: bool = False) -> None:
-        nonlocal events
-        allowance = SeatClock(seat_settings[seat], left[seat]).allowance_ms()
-        requests.append(Request(turn_message(0, match, events, allowance), ply, answer, illegal))
-        events = []
-
     for record in log.records:
         kind = record["kind"]
+        if kind == "event" or (kind == "move" and record["ply"] != turn_ply):
+            events += later
+            later = []
         if kind == "event":
             events.append(record["event"])
         elif kind == "ready":
             left[record["seat"]] = float(record["clock"])
         elif kind == "move":
+            turn_ply = record["ply"]
             if record["seat"] == seat:
-                turn(record["ply"], record["move"])
+                requests.append(_turn(match, events, seat_settings[seat], left[seat], record))
+                events = []
             else:
-                events.append([record["seat"], record["move"]])
+                later.append([record["seat"], record["move"]])
             left = [float(c) for c in record["clocks"]]
         elif kind == "illegal" and record["seat"] == seat:
-            turn(record["ply"], record["move"], illegal=True)
+            requests.append(_turn(match, events, seat_settings[seat], left[seat], record, illegal=True))
+            events = []
+    return requests
+
+
+def _turn(match: str, events: list[list[Any]], settings: ClockSettings, left: float, answer: dict[str, Any],
+          illegal: bool = False) -> Request:
+    """A turn request holding events, with the time the seat had left, and the answer the log holds."""
+    allowance = SeatClock(settings, left).allowance_ms()
+    return Request(turn_message(0, match, events, allowance), answer["ply"], answer["move"], illegal)
+
+
+def _sent_requests(log: MatchLog, seat: int, init: dict[str, Any], settings: list[ClockSettings]) -> list[Request]:
+    """The seat's requests from the log's `sent` records: what the referee showed the seat, and no more."""
+    left = [float(s.budget_ms) for s in settings]
+    requests: list[Request] = []
+    asked: dict[str, Any] | None = None  # the last turn's sent record, waiting for the seat's answer
+    for record in log.records:
+        kind = record["kind"]
+        if kind == "ready":
+            left[record["seat"]] = float(record["clock"])
+        elif kind == "sent" and record["seat"] == seat:
+            if "setup" in record:
+                requests.append(Request({**init, "setup": record["setup"]}, 0))
+            elif not record.get("end"):
+                asked = {"events": record.get("events", []), "left": left[seat]}
+        elif kind in ("move", "illegal") and record["seat"] == seat and asked is not None:
+            requests.append(_turn(str(init["match"]), asked["events"], settings[seat], asked["left"], record,
+                                  illegal=kind == "illegal"))
+            asked = None
+        if kind == "move":
+            left = [float(c) for c in record["clocks"]]
+    if not requests or requests[0].message["type"] != "init":
+        raise RerunError(f"the log holds no record of the setup seat {seat} was sent: its view cannot be replayed")
     return requests
 
 

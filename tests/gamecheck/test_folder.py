@@ -122,3 +122,20 @@ def test_a_bad_folder_is_one_line(tmp_path: Path) -> None:
     out = arena("--games", str(tmp_path), "games")
     assert out.returncode == 2
     assert out.stderr.startswith("arena: error: --games: ") and "my-game" in out.stderr and "identifier" in out.stderr
+
+
+def test_a_drawing_that_fails_only_in_a_seats_view_fails_the_check(tmp_path: Path) -> None:
+    require("chromium")
+    copy = tmp_path / "games" / "bids"  # Goofspiel, a game of hidden information, copied under another name
+    shutil.copytree(ROOT / "arena" / "games" / "goofspiel", copy, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+    control = arena("--games", str(copy.parent), "check-game", "bids", "--games", "2", cwd=tmp_path)
+    assert control.returncode == 0, control.stdout + control.stderr
+    assert "(14 frames, and each of 2 seats' own views)" in control.stdout, control.stdout
+    script = copy / "draw.js"
+    # A player's view has no prize deck (null); the whole truth has one: only the seats' views throw.
+    script.write_text(script.read_text().replace("function draw(root, b) {", 'function draw(root, b) {\n  if ('
+                                                 'b.deck === null) { throw new Error("no deck to draw"); }', 1))
+    out = arena("--games", str(copy.parent), "check-game", "bids", "--games", "2", cwd=tmp_path)
+    assert out.returncode == 1
+    assert parts(out)["drawing"] == "FAIL" and "seat 0's view, ply 0: " in out.stdout, out.stdout
+    assert "Error: no deck to draw" in out.stdout, out.stdout

@@ -48,3 +48,14 @@ def play_with_events(game: str, directory: Path, kind: str) -> Path:
 def snapshots(log: MatchLog) -> list[State]:
     """The state after every ply (index 0: the initial position), as independent copies."""
     return [state.copy() for _, state in positions(log)]
+
+
+def turns_of(log: MatchLog) -> list[list[dict[str, Any]]]:
+    """The log's move records by turn: one each, or every mover's of a simultaneous turn (same ply)."""
+    turns: list[list[dict[str, Any]]] = []
+    for record in log.moves:
+        if turns and turns[-1][0]["ply"] == record["ply"]:
+            turns[-1].append(record)
+        else:
+            turns.append([record])
+    return turns

@@ -18,7 +18,7 @@ from arena.match.onematch import MatchPlan, play_match
 from arena.setups import complete_setup
 from arena.viewer.page import write_match_page
 from tests.viewer.browser import Watched
-from tests.viewer.matches import GAMES, play
+from tests.viewer.matches import GAMES, play, turns_of
 from tests.viewer.test_browser import at_ply
 
 
@@ -37,7 +37,7 @@ def test_the_panels_keep_their_width_through_the_match(open_page: Callable[..., 
     html = write_match_page(read_log(log), tmp_path / f"{game}.html")
     watched = open_page(html)
     page = watched.page
-    plies = len(read_log(log).moves)
+    plies = len(turns_of(read_log(log)))  # one frame a turn (a simultaneous turn's moves together)
     at_ply(page, 0)
     first = boxes(page)
     page.screenshot(path=str(tmp_path / "first.png"))

@@ -12,7 +12,7 @@ from arena.logs.matchlog import read_log
 from arena.viewer.frames import match_data
 from arena.viewer.page import CSP, embed_json, match_page, write_match_page
 from arena.viewer.report import ReportError, write_report
-from tests.viewer.matches import GAMES, play
+from tests.viewer.matches import GAMES, play, turns_of
 
 EMBEDDED = re.compile(r'<script type="application/json" id="arena-data">(.*?)</script>', re.S)
 
@@ -34,11 +34,13 @@ def test_page_is_self_contained_and_embeds_every_frame(logs: dict[str, Path], ga
     assert '<link rel="stylesheet"' not in html
     data = json.loads(EMBEDDED.search(html).group(1))
     assert data["game"] == game and data["verdict"]["ok"]
-    reached_by = {r["ply"]: r for r in log.moves}  # a simultaneous turn's frame comes after its last record
-    assert len(data["frames"]) == log.plies + 1 == len(reached_by) + 1
-    for frame, record in zip(data["frames"][1:], reached_by.values(), strict=True):
+    turns = turns_of(log)
+    assert len(data["frames"]) == len(turns) + 1
+    for frame, turn in zip(data["frames"][1:], turns, strict=True):
+        record = turn[-1]  # a simultaneous turn's frame follows its last record, and holds every mover's move
         assert frame["ply"] == record["ply"] and frame["raw"] == record["move"]
         assert frame["clocks"] == record["clocks"]
+        assert ([t["raw"] for t in frame["turn"]] if "turn" in frame else [frame["raw"]]) == [r["move"] for r in turn]
 
 
 def test_embedded_json_cannot_close_its_script() -> None:
@@ -62,7 +64,7 @@ def test_truncated_log_page_shows_what_it_holds(logs: dict[str, Path], tmp_path:
     html = write_match_page(log, tmp_path / "cut.html").read_text()
     page_data = json.loads(EMBEDDED.search(html).group(1))
     assert page_data["truncated"] and not page_data["verdict"]["ok"]
-    assert len(page_data["frames"]) == len(log.moves) + 1
+    assert len(page_data["frames"]) == len(turns_of(log)) + 1
     assert "No result" in html
 
 

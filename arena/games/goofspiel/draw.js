@@ -1,5 +1,5 @@
 /* The drawing of Goofspiel: draw(root, board) draws one frame of draw.py into the SVG element root, with
-   the helpers of kit (arena/kit/kit.js). Cards carry data-card, data-hand, data-bid and data-prize. */
+   the helpers of kit (arena/kit/kit.js). Cards carry data-card, data-hand, data-bid, data-prize and (the whole truth only) data-deck. */
 var svg = kit.svg, label = kit.label, SEAT = kit.SEAT, seatName = kit.seatName;
 
 function card(parent, x, y, w, value, colour, attrs) {
@@ -15,7 +15,16 @@ function draw(root, b) {
   if (b.prize !== null) {
     card(root, 70, y - 12, w * 1.3, b.prize, "#b8860b", { "data-prize": b.prize });
   }
-  if (b.deck !== null) { label(root, 140, y + 10, b.deck.length + " prizes to come", 12, "start"); }
+  // The whole truth holds the prize deck's order; a player's view does not (deck null).
+  var left = b.cards - b.bids.length - (b.prize !== null ? 1 : 0);
+  if (b.deck !== null) {
+    label(root, 140, y - 6, "prizes to come, in order:", 12, "start");
+    b.deck.forEach(function (value, i) {
+      card(root, 140 + i * 24, y + 6, 20, value, "#999", { "data-deck": i + ":" + value });
+    });
+  } else {
+    label(root, 140, y + 10, left + " prizes to come, order hidden", 12, "start").setAttribute("data-deck-hidden", left);
+  }
   y += 80;
   [0, 1].forEach(function (seat) {
     var t = label(root, 10, y, seatName(seat) + ": " + b.points[seat] + " points", 14, "start");
@@ -34,5 +43,6 @@ function draw(root, b) {
       label(g, x, y + seat * 18, bid, 13).setAttribute("fill", SEAT[seat]);
     });
   });
-  root.setAttribute("viewBox", "0 0 " + Math.max(width, 80 + b.bids.length * 44) + " " + (y + 40));
+  var deckWidth = 160 + (b.deck !== null ? b.deck.length * 24 : 160);
+  root.setAttribute("viewBox", "0 0 " + Math.max(width, deckWidth, 80 + b.bids.length * 44) + " " + (y + 40));
 }

@@ -33,14 +33,17 @@ class GoofspielView(View):
             hand = " ".join(str(card) for card in state.hands[seat]) or "-"
             points = self.term.paint(f"{state.points[seat]:>3}", "bold", SEAT_STYLES[seat])
             lines.append(f"{self.name(seat)}: {points} points; cards {hand}")
+        if state.deck is not None:  # the whole truth (a spectator's): a player's view never holds the deck
+            lines.append("prizes to come, in order: " + (" ".join(map(str, state.deck)) or "-"))
         return "\n".join(lines)
 
     def parse(self, text: str, state: State) -> tuple[Move, str | None]:
         assert isinstance(state, Round)
+        # The person typing: the seat asked now (the hot seat changes it every turn), else the only person.
+        seat = self.mover if self.mover is not None else min(self.humans) if self.humans else 0
         values = numbers(text)
         if values is None or len(values) != 1:
-            return None, "Type one card of your hand, e.g. " + str(state.hands[min(self.humans or {0})][-1]) + "."
-        seat = min(self.humans) if self.humans else 0
+            return None, "Type one card of your hand, e.g. " + str(state.hands[seat][-1]) + "."
         if values[0] not in state.hands[seat]:
             return None, f"{values[0]} is not in your hand ({' '.join(map(str, state.hands[seat]))})."
         return values[0], None

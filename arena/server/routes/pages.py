@@ -11,7 +11,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from arena.server.db import GameStatus
-from arena.server.engine import ladder_log
+from arena.server.engine import ladder_log, live_log
 from arena.server.finals import finals_dir
 from arena.server.sources import NAME
 from arena.server.web import PRIVATE_HEADERS, TEMPLATES, Site, site
@@ -67,6 +67,9 @@ async def game_page(request: Request) -> Response:
     caller = contest.caller(request)
     game = contest.game(request.path_params["number"])
     path = ladder_log(web.config, game) if game is not None else None
+    if game is not None and path is None and (playing := live_log(web.config, game)) is not None:
+        page = await run_in_threadpool(live_page, playing)
+        return web.not_found(request, caller, "game") if page is None else HTMLResponse(page, headers=PRIVATE_HEADERS)
     if game is None:
         return web.not_found(request, caller, "game")
     if path is None:  # a game not played (yet): say which
@@ -143,6 +146,22 @@ def viewer_page(path: Path, seats: list[int] | None = None, owner: str = "", adm
     if seats is None:
         seats = [seat for seat, name in enumerate(log.names) if admin or (owner and name == owner)]
     return match_page(match_data(log, shown=set(seats)), back=back, back_label=back_label)
+
+
+def live_page(path: Path) -> str | None:
+    """The page of a game being played, as every seat may see it, for everyone (None: nothing written yet).
+
+    Whoever asks, its owners and the admin included, and whatever the log holds by now: the
+    game is not over until its result is recorded, and its seed stays secret till then.
+    """
+    from arena.logs.matchlog import LogError, read_log
+    from arena.viewer.frames import live_data
+    from arena.viewer.page import match_page
+
+    try:
+        return match_page(live_data(read_log(path)))
+    except LogError:  # not even a header yet
+        return None
 
 
 ROUTES = [
