@@ -6,7 +6,8 @@ A game's folder may hold an exact solver (its part `solver`: `value(state, budge
 the solver's memo grows from small positions to larger ones and the replay stops at the
 first position out of reach (every earlier one is larger). At a position the mover had won,
 every legal move is solved: the move played is a blunder when it leads to a lost position,
-and the position's stratum is the share of its moves that do.
+and the position's stratum is the share of its moves that do (the first move of a game has
+strata of its own).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from arena.integrity.solvers import Solve, SolverError, value_after
 from arena.logs.matchlog import LogError, MatchLog, position_fingerprint, read_log
 from arena.logs.replay import Disagreement, positions
 
-STRATA = 4  # shares of losing moves: (0, 1/4), [1/4, 1/2), [1/2, 3/4), [3/4, 1)
+SHARES = 4  # strata by the share of losing moves: (0, 1/4), [1/4, 1/2), [1/2, 3/4), [3/4, 1)
+STRATA = 2 * SHARES  # each for the first move of a game and for the others
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,10 @@ def game_decisions(game: Game, log: MatchLog, solve: Solve, budget: int, coverag
         losing = outcomes.count(-1)
         if None in outcomes or chosen is None or not losing:
             continue  # unsettled, or no move could have thrown the win away
-        stratum = min(STRATA - 1, losing * STRATA // len(outcomes))
+        # The first move of a game has a stratum of its own: made before the mover has seen anything of its
+        # opponent (but its name, where names are revealed), it is compared only with other first moves.
+        share = min(SHARES - 1, losing * SHARES // len(outcomes))
+        stratum = share + (SHARES if record["ply"] == 1 else 0)
         opponent = game.seats[1 - seat]
         coverage.won_moves += 1
         coverage.blunders += chosen == -1

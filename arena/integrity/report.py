@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.integrity.blunders import STRATA, Coverage, Decision, copy_key, game_decisions, read_game_log
+from arena.integrity.judge import ResultTest, fit_games, judge_results
 from arena.integrity.model import ELO_PER_LOGIT, ModelError
 from arena.integrity.records import Game, IntegrityError, Results
-from arena.integrity.judge import ResultTest, fit_games, judge_results
 from arena.integrity.solvers import SolverError, load_solver
 from arena.integrity.stats import Stratum, blunder_test, holm
 

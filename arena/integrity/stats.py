@@ -54,13 +54,19 @@ def _normal_nodes() -> list[tuple[float, float]]:
 _NODES = _normal_nodes()
 
 
+def _sides(diff: float, h: float, nu: float) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """The player's (win, draw, loss) moving first and moving second, for a strength difference diff."""
+    first = probabilities(diff + h, nu)
+    seat0_win, draw, seat0_loss = probabilities(-diff + h, nu)
+    return first, (seat0_loss, draw, seat0_win)
+
+
 def _points_distribution(games: Sequence[PairGame], diff: float, h: float, nu: float) -> list[float]:
     """P(total = k half points), k = 0 .. 2 len(games), for a strength difference diff (player minus opponent)."""
+    sides = _sides(diff, h, nu)
     dist = [1.0]
     for game in games:
-        mu = diff + h if game.first else -diff + h
-        seat0_win, draw, seat0_loss = probabilities(mu, nu)
-        win, loss = (seat0_win, seat0_loss) if game.first else (seat0_loss, seat0_win)
+        win, draw, loss = sides[0] if game.first else sides[1]
         nxt = [0.0] * (len(dist) + 2)
         for k, p in enumerate(dist):
             if p:
@@ -87,15 +93,17 @@ def score_test(games: Sequence[PairGame], diff_mean: float, diff_var: float, h: 
 def log_likelihood(games: Sequence[PairGame], diff_mean: float, diff_var: float, h: float, nu: float) -> float:
     """The log-probability of the games' results under the predictive model (the difference integrated out)."""
     sd = math.sqrt(max(diff_var, 0.0))
+    # Games alike (the same seat, the same result) multiply the same probability: count them once.
+    kinds: dict[tuple[int, int], int] = {}
+    for game in games:
+        key = (0 if game.first else 1, 0 if game.points > 0.75 else 2 if game.points < 0.25 else 1)
+        kinds[key] = kinds.get(key, 0) + 1
     total = 0.0
     for z, weight in _NODES:
-        diff = diff_mean + sd * z
+        sides = _sides(diff_mean + sd * z, h, nu)
         chance = weight
-        for game in games:
-            mu = diff + h if game.first else -diff + h
-            seat0_win, draw, seat0_loss = probabilities(mu, nu)
-            win, loss = (seat0_win, seat0_loss) if game.first else (seat0_loss, seat0_win)
-            chance *= win if game.points > 0.75 else loss if game.points < 0.25 else draw
+        for (side, result), count in kinds.items():
+            chance *= sides[side][result] ** count
         total += chance
     return math.log(max(total, 1e-300))
 
