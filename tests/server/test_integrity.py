@@ -22,9 +22,8 @@ from tests.helpers import FIXTURES, require
 from tests.server.server import Server, make_server, wait_for
 
 THROWN = 6  # test games each colluder asks for against the other (the asker moves first)
-LADDER_GAMES = 60  # rated games of each version, after which the ladder rests
-CONFIG_CHANGES = (("fixed = { rows = 5, cols = 6 }", "fixed = { rows = 6, cols = 6 }"),
-                  ("max_games = 30", f"max_games = {LADDER_GAMES}"), ("workers = 1", "workers = 2"))
+LADDER_GAMES = 30  # rated games of each version, after which the ladder rests
+CONFIG_CHANGES = (("fixed = { rows = 5, cols = 6 }", "fixed = { rows = 6, cols = 6 }"), ("workers = 1", "workers = 2"))
 
 
 def colluder(secret: str, role: str) -> bytes:
@@ -61,7 +60,7 @@ def fingerprint(server: Server) -> str:
 def contest(tmp: Path, secrets: tuple[str, str]) -> Server:
     """A started server where the thrower and the partner (with these secrets) have played enough."""
     require("bwrap")
-    server = make_server(tmp, max_games=30)
+    server = make_server(tmp, max_games=LADDER_GAMES)
     text = server.config.read_text()
     for old, new in CONFIG_CHANGES:
         assert old in text
