@@ -14,7 +14,6 @@ from .bots.grundy import GrundySolver, SolveTimeout, split
 from .bots.perfect import EXACT_LIMIT, BoardFrame
 from .rules import BlockingState
 
-_SOLVER = GrundySolver()
 _FRAMES: dict[tuple[int, int], BoardFrame] = {}
 
 
@@ -30,11 +29,10 @@ def value(state: State, budget_nodes: int) -> int | None:
     # A larger component would recurse deeper than Python allows, and is out of reach anyway.
     if any(comp.bit_count() > EXACT_LIMIT for comp in split(free, frame.stride)):
         return None
-    _SOLVER.node_limit = _SOLVER.expanded + max(0, budget_nodes)
+    solver = GrundySolver()  # its own count of work; the memo is the process's, shared by every solver
+    solver.node_limit = max(0, budget_nodes)
     try:
-        return 1 if _SOLVER.position_value(free, frame.stride) else -1
+        return 1 if solver.position_value(free, frame.stride) else -1
     except SolveTimeout:
         return None
-    finally:
-        _SOLVER.node_limit = None
 
