@@ -23,7 +23,7 @@ import arena
 from arena.tournament.store import STORE_NAME, ResultsStore
 from tests.helpers import FIXTURES
 
-GAMES = 10  # per pairing, half with each seat: enough to flag the thrower in 10 seeds of 10 (bench/integrity.py)
+GAMES = 10  # per pairing, half with each seat: the thrower was flagged first in every run at 10 (docs/integrity.md)
 
 
 def round_robin(out: Path, secrets: tuple[str, str]) -> Path:
