@@ -28,6 +28,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("arena.logs",),
     ("arena.match",),
     ("arena.tournament", "arena.play", "arena.viewer"),
+    # collusion detection judges a tournament's results; the contest server reads its own into the same records
+    ("arena.integrity",),
     # studies of a game may play series on the tournament runner; the contest server runs
     # ladders, validation series and finals on it
     ("arena.analyze", "arena.server", "arena.gamecheck"),

@@ -41,7 +41,7 @@ from arena.viewer.cli import add_replay_arguments, run_replay
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool its reader left
 SUBCOMMAND_MODULES = ("arena.cli.tournament", "arena.tournament.cli", "arena.viewer.cli", "arena.analyze.cli", "arena.play.cli",
                       "arena.cli.doctor", "arena.cli.keys", "arena.cli.check", "arena.cli.new_game", "arena.cli.verify",
-                      "arena.server.cli")
+                      "arena.cli.integrity", "arena.server.cli")
 
 
 def cmd_match(args: argparse.Namespace) -> int:

@@ -4,7 +4,9 @@ The rules keep the contract (arena.games.conformance); every bot of the folder p
 against the folder's weakest bot (random, where there is one) without a failure; the terminal
 view renders every position of random games; the drawing draws every frame of a real match in
 headless Chromium without an error (said when Chromium is not there); the rules document
-exists and its example moves are legal; the demo config loads. One line per part, then a verdict.
+exists and its example moves are legal; the demo config loads; an exact solver, where the folder
+has one, gives every position it settles the value of its best move. One line per part, then a
+verdict.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 from arena.games import Game, GameError, State, game_file, game_folder, game_module
 from arena.games.conformance import check_game, players_for
 from arena.games.seats import play_turn, random_turn
+from arena.integrity.solvers import SolverError, check_solver, load_solver
 from arena.kit.terminal import Terminal, View
 from arena.launch.plugins import RegisteredBot, bots_for
 from arena.logs.matchlog import read_log
@@ -38,6 +41,7 @@ from arena.viewer.page import match_page
 
 EXAMPLE = re.compile(r"Example move: `([^`]+)` on the setup `(\{.*?\})`")
 VIEW_GAMES = 6  # random games whose every position the view draws
+SOLVER_GAMES = 6  # random games whose positions the solver values, from the end back
 SHOWN = 3  # problems listed under a failed part
 
 
@@ -91,6 +95,7 @@ def check_folder(name: str, games: int = 20, browser: bool = True, budget_ms: in
         parts.append(_drawing(name, log_path[0] if log_path else None, Path(tmp), browser))
     parts.append(_docs(name))
     parts.append(_demo(name))
+    parts.append(_solver(name))
     return FolderReport(name, parts)
 
 
@@ -294,3 +299,21 @@ def _demo(name: str) -> Part:
     if config.game != name:
         return Part("demo", "FAIL", f"demo.toml plays {config.game}, not {name}")
     return Part("demo", "ok", f"demo.toml loads ({len(config.bots)} bots, {len(config.setups)} setups)")
+
+
+def _solver(name: str) -> Part:
+    def check() -> Part:
+        try:
+            solve = load_solver(name)
+        except SolverError as exc:
+            return Part("solver", "FAIL", str(exc))
+        if solve is None:
+            return Part("solver", "none", "no exact solver (solver.py): arena integrity judges its results alone")
+        settled, problems = check_solver(name, games=SOLVER_GAMES, solve=solve)
+        title = (f"solver.py values every position it settles as its best move's ({settled} positions of "
+                 f"{SOLVER_GAMES} random games)")
+        if not problems and not settled:
+            problems = ["it settled no position of them, not even a last move"]
+        return Part("solver", "FAIL" if problems else "ok", title, problems)
+
+    return _guard("solver", check)

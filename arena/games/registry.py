@@ -2,7 +2,7 @@
 
 A game folder holds `rules.py` (its `GAME`) and whatever else the game has: `bots` (a module or
 package with a `BOTS` list), `view.py`, `draw.py` and `draw.js`, `analyze.py`, `pascal.py`,
-`RULES.md`, `demo.toml`, `setups/` and its tests (docs/adding-a-game.md). The built-in games are
+`solver.py`, `RULES.md`, `demo.toml`, `setups/` and its tests (docs/adding-a-game.md). The built-in games are
 the folders of this package; a teacher's game is a folder anywhere, named by `--games DIR` or by
 ARENA_GAMES (a path list: each entry a game folder or a folder of game folders), or an installed
 package listed under the entry-point group `arena.games`. Nothing lists the games.

@@ -9,11 +9,13 @@ from typing import Any
 
 from starlette.requests import Request
 
+from arena.integrity.report import Report, analyse
 from arena.server.auth import SESSION_COOKIE, Caller, Keys
 from arena.server.config import ServerConfig
 from arena.server.db import Database, GameStatus, Status
 from arena.server.engine import Engine, live_log
 from arena.server.eventlog import keep_recent
+from arena.server.integrity import contest_results
 from arena.server.ladder import interval, provisional
 from arena.server.net import client_address, network_of
 from arena.server.privacy import game_detail, version_detail
@@ -36,6 +38,7 @@ class Contest:
         self.started = time.time()
         self.url = ""  # where the pages are served, once `arena serve` listens
         self.events = keep_recent()
+        self._integrity: tuple[str, list[Report]] | None = None  # (the games' generation, the reports of it)
 
     # --- who is asking ---------------------------------------------------------------------
 
@@ -183,6 +186,18 @@ class Contest:
             "SELECT e.*, (SELECT COUNT(*) FROM submissions s WHERE s.entrant = e.id) AS versions, "
             "(SELECT status FROM submissions s WHERE s.entrant = e.id ORDER BY version DESC LIMIT 1) AS latest "
             "FROM entrants e WHERE e.house = 0 ORDER BY e.name")
+
+    def integrity(self) -> list[Report]:
+        """The collusion check of the ladder's games (and the finals'), computed again once something changed.
+
+        IntegrityError when the directory cannot be read.
+        """
+        generation = self.db.generation()
+        cached = self._integrity
+        if cached is None or cached[0] != generation:
+            reports = [analyse(results) for results in contest_results(self.config.directory, self.config.game)]
+            self._integrity = cached = (generation, reports)
+        return cached[1]
 
     def queue(self) -> dict[str, int]:
         """Counts of games and submissions by state (the admin page and /health)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.games import game_names
+from arena.games import game_folder, game_names
 from tests.helpers import ROOT, require
 
 
@@ -49,8 +49,9 @@ def test_every_game_found_passes_every_check(game: str, chromium: bool) -> None:
     out = arena("check-game", game)
     assert out.returncode == 0, out.stdout + out.stderr
     found = parts(out)
-    assert set(found) == {"rules", "bots", "view", "drawing", "docs", "demo"}, out.stdout
+    assert set(found) == {"rules", "bots", "view", "drawing", "docs", "demo", "solver"}, out.stdout
     assert found["rules"] == found["bots"] == found["docs"] == "ok", out.stdout
+    assert found["solver"] == ("ok" if (game_folder(game).path / "solver.py").is_file() else "none"), out.stdout
     assert found["drawing"] in (("ok",) if chromium else ("ok", "skip", "none")), out.stdout
     assert out.stdout.splitlines()[-1] == f"{game}: every part checked passes"
 
@@ -68,7 +69,7 @@ def test_a_scaffolded_game_passes_and_plays_at_once(scaffold: Path, chromium: bo
     out = arena("--games", str(scaffold.parent), "check-game", "noughts")
     assert out.returncode == 0, out.stdout + out.stderr
     assert parts(out) == {"rules": "ok", "bots": "ok", "view": "ok", "drawing": "ok" if chromium else "skip",
-                          "docs": "ok", "demo": "ok"}, out.stdout
+                          "docs": "ok", "demo": "ok", "solver": "none"}, out.stdout
     played = arena("--games", str(scaffold.parent), "match", "noughts", "greedy", "random", "--json",
                    "--log", str(scaffold.parent / "m.msgpack"))
     assert played.returncode == 0, played.stderr
@@ -97,7 +98,7 @@ def test_a_game_of_rules_alone_fails_naming_each_missing_part(scaffold: Path) ->
     out = arena("check-game", str(scaffold), "--no-browser")
     assert out.returncode == 1
     assert parts(out) == {"rules": "ok", "bots": "FAIL", "view": "none", "drawing": "none", "docs": "FAIL",
-                          "demo": "none"}, out.stdout
+                          "demo": "none", "solver": "none"}, out.stdout
     assert "FAIL  docs: no rules document: RULES.md" in out.stdout
 
 

@@ -1,4 +1,4 @@
-"""The admin's pages: entrants and the queue, actions, the export, the metrics."""
+"""The admin's pages: entrants and the queue, actions, the export, the integrity check, the metrics."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from arena.integrity.model import ELO_PER_LOGIT
+from arena.integrity.records import IntegrityError
 from arena.server import actions, metrics
 from arena.server.eventlog import RECENT_EVENTS
 from arena.server.finals import finals_summary
 from arena.server.net import from_this_machine
-from arena.server.web import bearer, site
+from arena.server.web import bearer, site, wants_json
 
 EVENTS_SHOWN = 50  # the latest events on the admin page
 
@@ -62,6 +64,25 @@ async def export(request: Request) -> Response:
     return JSONResponse(data, headers={"Content-Disposition": "attachment; filename=contest-export.json"})
 
 
+async def integrity_page(request: Request) -> Response:
+    """The collusion check of the contest: pairs whose results against each other the rest do not explain."""
+    web = site(request)
+    contest = web.contest
+    caller = contest.caller(request)
+    if not caller.admin:
+        if wants_json(request):
+            return JSONResponse({"error": "only the admin may see the integrity check"}, status_code=403)
+        return RedirectResponse("/login", status_code=303)
+    try:
+        reports, error = await run_in_threadpool(contest.integrity), ""
+    except IntegrityError as exc:
+        reports, error = [], str(exc)
+    if wants_json(request):
+        return JSONResponse({"reports": [r.to_data() for r in reports], "flagged": sum(len(r.flagged) for r in reports),
+                             "error": error})
+    return web.render(request, "integrity.html", caller, reports=reports, error=error, elo=ELO_PER_LOGIT)
+
+
 async def metrics_page(request: Request) -> Response:
     """The metrics, for the admin or a scraper on the server's own machine."""
     web = site(request)
@@ -74,6 +95,6 @@ async def metrics_page(request: Request) -> Response:
 
 
 ROUTES = [
-    Route("/admin", admin_page), Route("/admin/export", export),
+    Route("/admin", admin_page), Route("/admin/export", export), Route("/admin/integrity", integrity_page),
     Route("/admin/{action}", admin_action, methods=["POST"]), Route("/metrics", metrics_page),
 ]

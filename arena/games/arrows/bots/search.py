@@ -205,6 +205,27 @@ class Searcher:
             self.tt.clear()
         return best, stats
 
+    def prove(self, free: int, a: int, b: int, nodes: int, max_depth: int = 400) -> int | None:
+        """+1 when the mover wins with best play, -1 when it loses, None when nodes do not settle it.
+
+        Iterative deepening until a depth proves the result (every line ends in a win or a
+        block); no clock, and no evaluation counts as proof.
+        """
+        moves = self.safe_moves(free, a, b)
+        if not moves:
+            return -1
+        self.deadline, self.nodes, self.node_limit = float("inf"), 0, nodes
+        best = moves[0]
+        for depth in range(1, min(max_depth, free.bit_count() + 1) + 1):
+            self.killers = [[-1, -1] for _ in range(depth + 2)]
+            try:
+                score, best = self._root(free, a, b, depth, moves, best)
+            except TimeUp:
+                return None
+            if abs(score) >= DECIDED:
+                return 1 if score > 0 else -1
+        return None
+
     def _root(self, free: int, a: int, b: int, depth: int, moves: list[int], first: int) -> tuple[int, int]:
         alpha, beta = -WIN - 1, WIN + 1
         best = first

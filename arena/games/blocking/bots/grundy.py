@@ -34,7 +34,7 @@ INVOLUTIONS = (FLIP_H, FLIP_V, HALF_TURN, TRANSPOSE, ANTI_TRANSPOSE)
 
 
 class SolveTimeout(Exception):
-    """The deadline of an exact computation passed; the memo keeps what was finished."""
+    """The deadline (or the node limit) of an exact computation passed; the memo keeps what was finished."""
 
 
 def _dawson_table(limit: int) -> tuple[int, ...]:
@@ -207,6 +207,8 @@ class GrundySolver:
         self.raw: dict[tuple[int, int], int] = _SHARED_RAW if memo is None else {}
         self.deadline = float("inf")
         self.expanded = 0  # shapes whose options were enumerated (a measure of work)
+        # A search stops (SolveTimeout) once `expanded` reaches this: a fixed effort, not a time.
+        self.node_limit: int | None = None
 
     def known(self, shape: Shape) -> int | None:
         """The value if it needs no search (memo, strip table, mirror rule), else None."""
@@ -277,7 +279,8 @@ class GrundySolver:
 
     def _expand(self, shape: Shape, fr: Frame, forms: list[Shape]) -> int:
         """mex over every move of the shape (one move per orbit of its symmetries)."""
-        if time.monotonic() > self.deadline:
+        limit = self.node_limit
+        if time.monotonic() > self.deadline or (limit is not None and self.expanded >= limit):
             raise SolveTimeout
         self.expanded += 1
         mask = shape[2]

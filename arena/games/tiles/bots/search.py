@@ -206,6 +206,7 @@ class AlphaBeta:
         self.table: dict[tuple, tuple[int, int, tuple[int, int] | None]] = {}
         self.states = 0
         self.deadline = float("inf")
+        self.max_states: int | None = None  # a search stops here too: a fixed effort, not a time
 
     def solve(self, p: Position, deadline: float | None = None) -> tuple[int, tuple[int, int] | None]:
         """(exact score for the mover, a best move or None at the end)."""
@@ -250,6 +251,8 @@ class AlphaBeta:
         self.states += 1
         if self.states & 1023 == 0 and time.monotonic() > self.deadline:
             raise SearchAborted("out of time")
+        if self.max_states is not None and self.states > self.max_states:
+            raise SearchAborted(f"more than {self.max_states} states")
         rules = self.rules
         k = rules.rows
         mine_full, theirs_full = rules.full(p.mine), rules.full(p.theirs)
