@@ -19,7 +19,10 @@ import pytest
 
 from arena.games import GameFolderError, add_game_paths, game_folders
 from arena.games.registry import ENV_VARIABLE, folders_in
+from arena.logs.matchlog import read_log
 from tests.helpers import ROOT, require
+from tests.server.fixtures import FEWEST
+from tests.server.server import make_server, wait_for
 
 BUILTIN = ROOT / "arena" / "games" / "blocking"
 
@@ -105,3 +108,28 @@ def test_adding_a_bad_path_changes_nothing_found(tmp_path: Path) -> None:
     assert game_folders() == before
     (tmp_path / "notes").mkdir()  # a folder without rules.py is no game
     assert folders_in(tmp_path, "test") == []
+
+
+def test_a_contest_server_plays_the_copy_on_its_ladder(games: Path) -> None:
+    """`arena serve` with `game = "blocks"` and the config's `games` key: a student's bot is validated and placed."""
+    where = games.parent / "contest"
+    where.mkdir()
+    server = make_server(where, max_games=6)
+    server.config.write_text('games = "../games"\n' + server.config.read_text().replace('game = "blocking"',
+                                                                                       'game = "blocks"'))
+    server.add("alice")
+    server.start()
+    try:
+        answer = server.submit("alice", "fewest.py", FEWEST)
+        assert answer.status_code == 201, answer.text
+        assert server.settled("alice", answer.json()["id"])["status"] == "active"
+        played = wait_for(lambda: [g for g in server.get("/api/games").json() if g["status"] == "done"], 180,
+                          "a ladder game of the copy")
+        assert server.get(played[0]["replay"]).status_code == 200
+    finally:
+        server.stop()
+    logs = sorted((server.state / "ladder" / "logs").glob("*.msgpack"))
+    assert logs
+    verified = arena("--games", str(games), "replay", str(logs[0]), "--verify", cwd=where)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert read_log(logs[0]).header["game"] == "blocks"
