@@ -35,13 +35,13 @@ class Checker:
     def table(self, value: Any, key: str) -> dict[str, Any]:
         """A TOML table."""
         if not isinstance(value, dict):
-            raise self.fail(key, f"must be a table, got {_kind(value)}")
+            raise self.fail(key, f"must be a table, got {kind_of(value)}")
         return value
 
     def integer(self, value: Any, key: str, lo: int = 0, hi: int | None = None) -> int:
         """An integer in [lo, hi]."""
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(key, f"must be an integer, got {_kind(value)}")
+            raise self.fail(key, f"must be an integer, got {kind_of(value)}")
         if value < lo or (hi is not None and value > hi):
             span = f"{lo}..{hi}" if hi is not None else f">= {lo}"
             raise self.fail(key, f"must be {span}, got {value}")
@@ -50,19 +50,19 @@ class Checker:
     def boolean(self, value: Any, key: str) -> bool:
         """true or false."""
         if not isinstance(value, bool):
-            raise self.fail(key, f"must be true or false, got {_kind(value)}")
+            raise self.fail(key, f"must be true or false, got {kind_of(value)}")
         return value
 
     def string(self, value: Any, key: str) -> str:
         """A non-empty string."""
         if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, f"must be a non-empty string, got {_kind(value)}")
+            raise self.fail(key, f"must be a non-empty string, got {kind_of(value)}")
         return value.strip()
 
     def array(self, value: Any, key: str) -> list[Any]:
         """An array."""
         if not isinstance(value, list):
-            raise self.fail(key, f"must be an array, got {_kind(value)}")
+            raise self.fail(key, f"must be an array, got {kind_of(value)}")
         return value
 
 
@@ -84,7 +84,7 @@ _KINDS = {bool: "a boolean", int: "an integer", float: "a number", str: "a strin
           dict: "a table"}
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     """How a bad value is described: its TOML kind, and the value itself when short."""
     kind = _KINDS.get(type(value), type(value).__name__)
     return kind if isinstance(value, (dict, list)) else f"{kind} ({value!r:.40})"

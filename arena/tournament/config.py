@@ -42,7 +42,7 @@ from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, al
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
 from protocol.keys import KeyFileError, read_key_file
 from arena.setups import SetupFileError, complete_setup, load_setup_file
-from arena.tournament.checker import Checker, ConfigError, add_games
+from arena.tournament.checker import Checker, ConfigError, add_games, kind_of
 from arena.tournament.overlap import FIX, folder_conflict
 from arena.tournament.schedule import derive_seed
 from arena.tournament.sprt import SprtSettings, SprtSettingsError, sprt_settings
@@ -462,7 +462,7 @@ def _clock(check: Checker, value: Any) -> ClockSettings:
             values[key] = check.string(raw, "clock.mode")
         elif key == "wall_factor":
             if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw <= 0:
-                raise check.fail("clock.wall_factor", f"must be a positive number, got {_kind(raw)}")
+                raise check.fail("clock.wall_factor", f"must be a positive number, got {kind_of(raw)}")
             values[key] = float(raw)
         else:
             values[key] = check.integer(raw, f"clock.{key}", 1 if key in ("budget_ms", "move_cap_ms") else 0)

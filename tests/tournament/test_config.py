@@ -47,6 +47,7 @@ def check(data: dict[str, Any], base: Path | None = None) -> Any:
         ({"players": 3}, "players"),
         ({"clock": {"budget_ms": -5}}, "clock.budget_ms"),
         ({"clock": {"mode": "sundial"}}, "clock.mode"),
+        ({"clock": {"wall_factor": "x"}}, "clock.wall_factor: must be a positive number, got a string ('x')"),
         ({"concurrency": 0}, "concurrency"),
         ({"pin_cpus": "yes"}, "pin_cpus: must be true or false"),
         ({"strikes": {"reasons": ["timeout", "boredom"]}}, "strikes.reasons[1]"),
