@@ -1,5 +1,8 @@
 """Fuzz target: the `move` field of a bot's reply, as each game's rules read it (State.apply).
 
+In a simultaneous turn the move is the first mover's, checked as the referee checks it
+(State.check_move) and played with the other movers' first legal moves (State.apply_turn).
+
 The first byte picks a position (every game, at a few plies of a seeded game); the rest is the
 msgpack value of the move, decoded as the referee decodes a bot's frame. The rules must take
 the move or refuse it with a one-line GameError (the referee turns that into `illegal`);
@@ -16,6 +19,7 @@ import harness
 
 with harness.instrument(__name__):
     from arena.games import GameError, State, game_names, get_game
+    from arena.games.seats import play_turn, random_turn
     from arena.setups import complete_setup
     from protocol.codec import ProtocolError, decode, encode
 
@@ -39,7 +43,7 @@ def _positions() -> list[tuple[str, dict[str, Any]]]:
                 found.append((name, state.to_data()))
             if state.is_over():
                 break
-            state.apply(rng.choice(state.legal_moves()))
+            play_turn(state, random_turn(state, rng))
     return found
 
 
@@ -62,12 +66,21 @@ def TestOneInput(data: bytes) -> None:  # noqa: N802 - libFuzzer's name
     state = _position(data[0])
     with harness.bounded_memory(MEMORY_PER_BYTE * len(data) + MEMORY_BASE):
         try:
-            events = state.apply(move)
+            events = _play(state, move)
         except GameError as exc:
             harness.one_line(exc)
             return
     encode({"move": move, "events": events})  # the match log holds both
     state.game.state_from_data(state.to_data())
+
+
+def _play(state: State, move: Any) -> list[Any]:
+    """The move as the referee plays it: alone, or as the first mover's of a simultaneous turn."""
+    movers = state.movers()
+    if len(movers) <= 1:
+        return state.apply(move)
+    state.check_move(movers[0], move)
+    return state.apply_turn({movers[0]: move, **{seat: state.moves_of(seat)[0] for seat in movers[1:]}})
 
 
 def seeds() -> list[bytes]:
@@ -77,7 +90,7 @@ def seeds() -> list[bytes]:
         state = _position(selector)
         if state.is_over():
             continue
-        move = state.legal_moves()[0]
+        move = state.moves_of(state.movers()[0])[0]
         found.append(bytes([selector]) + encode({"m": move})[3:])  # the value alone: drop the map and its key
         found.append(bytes([selector]) + encode({"m": [move, move]})[3:])
     return found
