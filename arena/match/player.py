@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.launch.process import BotProcess
-from arena.match.transport import SeatState, Transport
+from arena.match.link import Link, LinkState
 
 
 @dataclass(eq=False)
@@ -13,7 +13,7 @@ class Player:
     """A bot connected to the hub; a pool keeps it across matches."""
 
     name: str
-    peer: Transport
+    link: Link
     process: BotProcess | None = None
     seq: int = 0
     spec_text: str = ""
@@ -39,5 +39,5 @@ class Player:
         """True when the process runs and its connection is intact and clean (it may play on)."""
         if self.launch_error or (self.process is not None and not self.process.alive):
             return False  # a seat without a process is a bot on another machine: its link says
-        self.peer.pump()
-        return self.peer.state is SeatState.CONNECTED
+        self.link.pump()
+        return self.link.state is LinkState.CONNECTED

@@ -23,12 +23,12 @@ from arena.clock import ClockMode, ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_with_last
 from arena.games.base import turn_order_rng
 from arena.logs.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog, position_fingerprint
+from arena.match.link import LinkState
 from arena.match.matchid import bot_match_id, seed_key
 from arena.match.player import Player
 from arena.match.result import Failure, MatchResult
 from arena.match.trace import Tracer, TraceTap
 from arena.match.waits import Requests, Waiting, hello_hint, network_record, silence_hint, start_wait, time_detail
-from arena.match.transport import SeatState
 from protocol.messages import Reason, end_message, init_message, turn_message
 
 log = logging.getLogger(__name__)
@@ -77,14 +77,14 @@ class Referee:
         self.unsolicited = [0] * len(players)
         self.time_used = [0.0] * len(players)
         self.events: list[list[list[Any]]] = [[] for _ in players]
-        # One poll set over everything a wait must notice: each seat's transport descriptors
-        # (level-triggered, transport.py), its output pipe and its pidfd (readable the moment
+        # One poll set over everything a wait must notice: each seat's link's descriptors
+        # (level-triggered, link.py), its output pipe and its pidfd (readable the moment
         # the process dies).
         self._watch: dict[int, tuple[str, int]] = {}
         self._dead: set[int] = set()
         for seat, player in enumerate(players):
-            player.peer.tap = TraceTap(tracer, match_id, seat, player.peer.via) if tracer is not None else None
-            for fd in player.peer.fds():
+            player.link.tap = TraceTap(tracer, match_id, seat, player.link.via) if tracer is not None else None
+            for fd in player.link.fds():
                 self._watch[fd] = ("seat", seat)
             process = player.process
             if process is not None and process.output_fd >= 0:
@@ -293,10 +293,10 @@ class Referee:
         startup_ms = max(c.startup_ms for c in self.seat_settings)
         deadline = time.monotonic() + startup_ms / 1000.0
         for player in self.players:
-            player.peer.pump()
+            player.link.pump()
         greeting: set[int] = set()
         while True:
-            pending = [seat for seat, p in enumerate(self.players) if not p.peer.connected]
+            pending = [seat for seat, p in enumerate(self.players) if not p.link.connected]
             for seat in greeting.difference(pending):  # ready to play: no CPU until its init
                 self._freeze(seat)
             greeting.update(pending)
@@ -312,7 +312,7 @@ class Referee:
                                                        f"{hello_hint(self.players[seat].spec_text)}")
             now = time.monotonic()
             if now >= deadline:
-                away = [seat for seat in pending if self.players[seat].peer.state is SeatState.AWAY]
+                away = [seat for seat in pending if self.players[seat].link.state is LinkState.AWAY]
                 if away:  # a remote seat whose bot never connected (or was refused): its failure alone
                     return Failure(away[0], Reason.DISCONNECT,
                                    f"no connection within {startup_ms} ms (start-up deadline)")
@@ -338,7 +338,7 @@ class Referee:
             message = init_message(seq, self.bot_match, self.game.name, seat, n, setup,
                                    self.clocks[seat].allowance_ms(), names)
             waiting[seat] = self._start_wait(seat, "ready", seq)
-            player.peer.send(message)
+            player.link.send(message)
         network = {seat: w.grace_ms for seat, w in waiting.items()}
         replies, failure = self._collect(waiting)
         for seat, (_, used_ms) in sorted(replies.items()):
@@ -355,7 +355,7 @@ class Referee:
         self._sent(seat, ply, events=self.events[seat])
         message = turn_message(seq, self.bot_match, self.events[seat], self.clocks[seat].allowance_ms())
         waiting = self._start_wait(seat, "move", seq)
-        player.peer.send(message)
+        player.link.send(message)
         self.events[seat] = []
         return waiting
 
@@ -391,7 +391,7 @@ class Referee:
         reply was pumped); before `init`, pump: whatever came with the hello is taken in.
         """
         if pump:
-            self.players[seat].peer.pump()
+            self.players[seat].link.pump()
         else:
             self._poll(0, self._seat_pollers[seat])
         return self._drain_inbox(seat, Requests({}), time.monotonic())
@@ -401,7 +401,7 @@ class Referee:
     def _start_wait(self, seat: int, kind: str, seq: int) -> Waiting:
         """Start the clock of a request about to be sent to seat."""
         cpu = self.seat_settings[seat].mode == ClockMode.CPU
-        return start_wait(self.clocks[seat], kind, seq, self.players[seat].process, cpu, self.players[seat].peer.grace_ms)
+        return start_wait(self.clocks[seat], kind, seq, self.players[seat].process, cpu, self.players[seat].link.grace_ms)
 
     def _used_ms(self, seat: int, w: Waiting, now: float) -> float:
         """What a request has cost the seat so far: wall time, or CPU time in cpu mode."""
@@ -424,7 +424,7 @@ class Referee:
 
     def _timeout_detail(self, seat: int, w: Waiting, wall: bool) -> str:
         """Why a seat lost on time: its allowance and the margin it had left, in wall or CPU time."""
-        return time_detail(self.seat_settings[seat], w, wall) + silence_hint(self.players[seat].peer)
+        return time_detail(self.seat_settings[seat], w, wall) + silence_hint(self.players[seat].link)
 
     def _next_wake_ms(self, waiting: dict[int, Waiting], now: float) -> int:
         """How long the next poll may sleep: until the nearest deadline or CPU check."""
@@ -454,7 +454,7 @@ class Referee:
                 seat, w, wall = late
                 self.time_used[seat] += self._used_ms(seat, w, now)
                 self.clocks[seat].run_out()
-                if self.players[seat].peer.state is SeatState.AWAY:
+                if self.players[seat].link.state is LinkState.AWAY:
                     # A remote seat that lost its link and did not come back in time: its failure alone.
                     return replies, Failure(seat, Reason.DISCONNECT, "connection lost and not restored: "
                                             + self._timeout_detail(seat, w, wall))
@@ -467,7 +467,7 @@ class Referee:
             what, seat = self._watch[fd]
             player = self.players[seat]
             if what == "seat":
-                player.peer.pump()
+                player.link.pump()
             elif what == "death":
                 self._dead.add(seat)
             elif player.process is not None and not player.process.drain_output():
@@ -490,7 +490,7 @@ class Referee:
         for seat in waiting:  # every answer in: a death now is noticed at the next request
             if seat in self._dead:
                 return self._death(seat, out, now)
-            if self.players[seat].peer.state is SeatState.GONE:
+            if self.players[seat].link.state is LinkState.GONE:
                 return self._disconnect(seat, out, now)
         return None  # a seat AWAY may come back before its deadline
 
@@ -512,8 +512,8 @@ class Referee:
         answers only what it was asked (SPEC.md section 4).
         """
         player = self.players[seat]
-        peer = player.peer
-        while (message := peer.take()) is not None:
+        link = player.link
+        while (message := link.take()) is not None:
             w = out.waiting.get(seat)
             seq = message.get("seq")
             if w is not None and seq == w.seq:
@@ -538,21 +538,21 @@ class Referee:
             self.unsolicited[seat] += 1
             if self.unsolicited[seat] > self.quota:
                 return Failure(seat, Reason.PROTOCOL, f"flood: more than {self.quota} unsolicited messages")
-        if peer.violation:
-            return Failure(seat, Reason.PROTOCOL, peer.violation)
+        if link.violation:
+            return Failure(seat, Reason.PROTOCOL, link.violation)
         return None
 
     def _death(self, seat: int, out: Requests, now: float) -> Failure | None:
         """A bot process ended: let its last replies land, then record a crash."""
         settle = time.monotonic() + DEATH_SETTLE_S
-        peer = self.players[seat].peer
+        link = self.players[seat].link
         settle_poller = select.poll()
-        for fd in peer.fds():
+        for fd in link.fds():
             settle_poller.register(fd, select.POLLIN)
-        peer.pump()
+        link.pump()
         while time.monotonic() < settle:
             if settle_poller.poll(max(1, int((settle - time.monotonic()) * 1000))):
-                peer.pump()
+                link.pump()
         failure = self._drain_inbox(seat, out, now)
         if failure is not None or not out.waiting:
             return failure
@@ -590,5 +590,5 @@ class Referee:
             if failure is not None and failure.seat == seat and failure.reason not in (Reason.ILLEGAL, Reason.RESIGNED):
                 continue  # a crashed, hung or hostile bot gets no more messages
             self._sent(seat, result.plies, end=True, events=self.events[seat])
-            player.peer.send(end_message(player.next_seq(), self.bot_match, result.scores, result.ranks,
+            player.link.send(end_message(player.next_seq(), self.bot_match, result.scores, result.ranks,
                                          result.reason, result.offender, self.events[seat]))

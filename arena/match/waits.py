@@ -91,8 +91,8 @@ def hello_hint(spec_text: str) -> str:
             "program that reads JSON lines on its standard input is a stdio: bot")
 
 
-def silence_hint(peer: Any) -> str:
+def silence_hint(link: Any) -> str:
     """A stdio bot from which not a single line ever arrived: most likely its output sits in a buffer."""
-    if getattr(peer, "endpoint", "") == "stdio" and getattr(peer, "received", 1) == 0:
+    if getattr(link, "endpoint", "") == "stdio" and getattr(link, "received", 1) == 0:
         return "; nothing arrived on its standard output before the deadline (is it flushed?)"
     return ""
