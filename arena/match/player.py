@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arena.launch.botspec import BotKind
 from arena.launch.process import BotProcess
 from arena.match.link import Link, LinkState
 
@@ -18,6 +19,11 @@ class Player:
     seq: int = 0
     spec_text: str = ""
     launch_error: str = ""  # set when the process could not be started at all
+
+    @property
+    def kind(self) -> BotKind | None:
+        """How its bot was started (its spec's kind); None for a seat without a process (remote, a person)."""
+        return None if self.process is None else self.process.spec.kind
 
     def next_seq(self) -> int:
         """The seq of the next request on this connection."""

@@ -309,15 +309,16 @@ class Referee:
                 if player.process is not None and not player.process.alive:
                     player.process.drain_output()
                     return Failure(seat, Reason.CRASH, f"bot process {player.process.describe_exit()} at start-up"
-                                                       f"{hello_hint(self.players[seat].spec_text)}")
+                                                       f"{hello_hint(player.link, player.kind)}")
             now = time.monotonic()
             if now >= deadline:
                 away = [seat for seat in pending if self.players[seat].link.state is LinkState.AWAY]
                 if away:  # a remote seat whose bot never connected (or was refused): its failure alone
                     return Failure(away[0], Reason.DISCONNECT,
                                    f"no connection within {startup_ms} ms (start-up deadline)")
-                return Failure(pending[0], Reason.PROTOCOL,
-                               f"no valid hello within {startup_ms} ms (start-up deadline){hello_hint(self.players[pending[0]].spec_text)}")
+                first = self.players[pending[0]]
+                return Failure(pending[0], Reason.PROTOCOL, f"no valid hello within {startup_ms} ms (start-up deadline)"
+                                                            f"{hello_hint(first.link, first.kind)}")
             self._poll(max(1, math.ceil((deadline - now) * 1000)))
 
     def _init_all(self) -> Failure | None:

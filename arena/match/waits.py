@@ -8,6 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.clock import ClockSettings, SeatClock
+from arena.launch.botspec import BotKind
+from arena.match.link import Link, Via
 
 
 def ms(value: float) -> str:
@@ -82,17 +84,17 @@ def time_detail(settings: ClockSettings, w: Waiting, wall: bool) -> str:
     return f"no {w.kind} within {w.allowance_ms} ms + {margin} of CPU time"
 
 
-def hello_hint(spec_text: str) -> str:
-    """What a ZeroMQ bot that never said hello may have got wrong (a stdio bot started with exec:)."""
+def hello_hint(link: Link, kind: BotKind | None) -> str:
+    """What a bot started as a ZeroMQ program of its own (exec:) that never said hello may have got wrong."""
     # Only a program the user started as exec: (the SDK says itself why it could not start).
-    if not spec_text.startswith("exec:"):
+    if link.via is not Via.ZMQ or kind is not BotKind.EXEC:
         return ""
     return ("; a ZeroMQ bot (exec:) connects to $ARENA_ENDPOINT and says hello first (SPEC.md section 2): a "
             "program that reads JSON lines on its standard input is a stdio: bot")
 
 
-def silence_hint(link: Any) -> str:
+def silence_hint(link: Link) -> str:
     """A stdio bot from which not a single line ever arrived: most likely its output sits in a buffer."""
-    if getattr(link, "endpoint", "") == "stdio" and getattr(link, "received", 1) == 0:
+    if link.via is Via.STDIO and link.received == 0:
         return "; nothing arrived on its standard output before the deadline (is it flushed?)"
     return ""

@@ -102,14 +102,18 @@ def test_a_pipes_only_match_makes_no_zeromq_object_and_no_ipc_folder(tmp_path: P
 
 
 class ThreadLink(InboxLink):
-    """A link of the test's own: the bot runs in a thread behind a socket pair, no process (a wire on another machine)."""
+    """A link of the test's own: the bot runs in a thread behind a socket pair, no process.
 
-    via = Via.REMOTE
+    It stands for a wire on another machine (via REMOTE) unless told which wire it is.
+    """
+
     endpoint = "socketpair"
     token = ""
 
-    def __init__(self, bot: Any, grace_ms: float = 0.0, script: dict[int, str] | None = None) -> None:
+    def __init__(self, bot: Any, grace_ms: float = 0.0, script: dict[int, str] | None = None,
+                 via: Via = Via.REMOTE) -> None:
         self.name = "thread"
+        self.via = via
         self.grace_ms = grace_ms
         self.tap = None
         self.received = self.ignored = 0
@@ -117,7 +121,7 @@ class ThreadLink(InboxLink):
         self.away = False
         self.gone = False
         self.stop = threading.Event()
-        self.script = script or {}  # turn number -> "vanish" | "blink" | "slow"
+        self.script = script or {}  # turn number -> "vanish" | "blink" | "slow"; 0 -> "mute"
         self.ours, theirs = socket.socketpair()
         self.ours.setblocking(False)
         self.thread = threading.Thread(target=self._serve, args=(bot, theirs), daemon=True)
@@ -164,6 +168,8 @@ class ThreadLink(InboxLink):
                 msg = decode_json_line(line)
                 if msg["type"] == "bye":
                     return
+                if self.script.get(0) == "mute":  # never a line back
+                    continue
                 if msg["type"] == "turn":
                     turns += 1
                     act = self.script.get(turns, "")
@@ -224,3 +230,14 @@ def test_the_wires_grace_is_not_charged() -> None:
     result = referee_match([ThreadLink(SequentialBot(), script=slow), ThreadLink(SequentialBot())], clock)
     assert (result.reason, result.offender) == ("timeout", 0), result.detail
 
+
+def test_the_referee_asks_the_link_which_wire_it_is() -> None:
+    # A silent bot on pipes is told to flush its output: the link says it is one (via), whatever
+    # its endpoint; the same silence on another wire gets no such hint.
+    clock = ClockSettings(budget_ms=200, margin_ms=50)
+    hinted = "nothing arrived on its standard output before the deadline (is it flushed?)"
+    pipes = referee_match([ThreadLink(SequentialBot(), script={0: "mute"}, via=Via.STDIO),
+                           ThreadLink(SequentialBot())], clock)
+    assert (pipes.reason, pipes.offender) == ("timeout", 0) and pipes.detail.endswith(hinted), pipes.detail
+    remote = referee_match([ThreadLink(SequentialBot(), script={0: "mute"}), ThreadLink(SequentialBot())], clock)
+    assert (remote.reason, remote.offender) == ("timeout", 0) and "flushed" not in remote.detail, remote.detail
