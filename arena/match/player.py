@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.launch.botspec import BotKind
 from arena.launch.process import BotProcess
 from arena.match.link import Link, LinkState
 
@@ -21,9 +20,9 @@ class Player:
     launch_error: str = ""  # set when the process could not be started at all
 
     @property
-    def kind(self) -> BotKind | None:
-        """How its bot was started (its spec's kind); None for a seat without a process (remote, a person)."""
-        return None if self.process is None else self.process.spec.kind
+    def own_program(self) -> bool:
+        """True for a program of the user's own (exec:, stdio:), not a bot the SDK serves (which says why it fails)."""
+        return self.process is not None and not self.process.spec.kind.served
 
     def next_seq(self) -> int:
         """The seq of the next request on this connection."""

@@ -326,7 +326,7 @@ class Referee:
             if player.process is not None and not player.process.alive:
                 player.process.drain_output()
                 return Failure(seat, Reason.CRASH, f"bot process {player.process.describe_exit()} at start-up"
-                                                   f"{hello_hint(player.link, player.kind)}")
+                                                   f"{hello_hint(player.link, player.own_program)}")
         return None
 
     def _no_hello(self, pending: list[int], startup_ms: int) -> Failure:
@@ -336,7 +336,7 @@ class Referee:
             return Failure(away[0], Reason.DISCONNECT, f"no connection within {startup_ms} ms (start-up deadline)")
         first = self.players[pending[0]]
         return Failure(pending[0], Reason.PROTOCOL, f"no valid hello within {startup_ms} ms (start-up deadline)"
-                                                    f"{hello_hint(first.link, first.kind)}")
+                                                    f"{hello_hint(first.link, first.own_program)}")
 
     def _init_all(self) -> Failure | None:
         """Send init to every seat at once and wait for every ready."""

@@ -1,6 +1,6 @@
 """The stdio bridge: a bot that reads and writes one JSON object per line on its pipes.
 
-A PipeLink stands where a ZeroMQ ZmqLink stands, so the referee gives stdio bots the very
+A PipeLink stands where a ZmqLink (ZeroMQ) stands, so the referee gives stdio bots the very
 same clocks, limits and failure handling. The pipes are private to the bot, so there is no
 token: a plain stdio bot's seat is connected from the start. A bot served by the Python SDK
 (`protocol.run --stdio`) greets: its first line is a `hello`, sent once its code is loaded,
@@ -26,7 +26,7 @@ _READS_PER_PUMP = 16  # a flooding bot cannot keep the referee reading: the rest
 
 
 class PipeLink(InboxLink):
-    """One stdio bot's pipes, a Link (arena/match/link.py) like the ZeroMQ ZmqLink."""
+    """One stdio bot's pipes, a Link (arena/match/link.py) as ZmqLink is for ZeroMQ."""
 
     endpoint = "stdio"
     token = ""

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.clock import ClockSettings, SeatClock
-from arena.launch.botspec import BotKind
 from arena.match.link import Link, Via
 
 MAX_POLL_MS = 60_000  # the longest single poll; a longer wait polls again
@@ -122,10 +121,10 @@ def time_detail(settings: ClockSettings, w: Waiting, wall: bool) -> str:
     return f"no {w.kind} within {w.allowance_ms} ms + {margin} of CPU time"
 
 
-def hello_hint(link: Link, kind: BotKind | None) -> str:
-    """What a bot started as a ZeroMQ program of its own (exec:) that never said hello may have got wrong."""
-    # Only a program the user started as exec: (the SDK says itself why it could not start).
-    if link.via is not Via.ZMQ or kind is not BotKind.EXEC:
+def hello_hint(link: Link, own_program: bool) -> str:
+    """What a program of the user's own on ZeroMQ (exec:) that never said hello may have got wrong."""
+    # Only such a program: the SDK says itself why it could not start.
+    if link.via is not Via.ZMQ or not own_program:
         return ""
     return ("; a ZeroMQ bot (exec:) connects to $ARENA_ENDPOINT and says hello first (SPEC.md section 2): a "
             "program that reads JSON lines on its standard input is a stdio: bot")
