@@ -89,12 +89,9 @@ class _TimedReferee(Referee):
 
     lateness: list[float] = []
 
-    def _over_budget(self, waiting, now):  # noqa: ANN001, ANN202
-        found = super()._over_budget(waiting, now)
-        if found is not None:
-            _, w = found
-            self.lateness.append((time.monotonic() - w.deadline) * 1000)
-        return found
+    def _overran(self, out, seat, w, wall):  # noqa: ANN001, ANN202
+        self.lateness.append((time.monotonic() - w.deadline) * 1000)
+        return super()._overran(out, seat, w, wall)
 
 
 def forfeit_latency(count: int) -> dict:

@@ -168,8 +168,8 @@ def raw_zmtp_round_trip_us(count: int) -> float:
 
 
 def _accept_raw(peer: Any) -> tuple[Any, int]:
-    """The bench's own end of a seat's first connection, greeted, outside the Peer (white-box)."""
-    listener = peer._listener  # noqa: SLF001 - the bench bypasses the Peer on purpose
+    """The bench's own end of a seat's first connection, greeted, outside the ZmqLink (white-box)."""
+    listener = peer._listener  # noqa: SLF001 - the bench bypasses the ZmqLink on purpose
     listener.setblocking(True)
     conn, _ = listener.accept()
     conn.sendall(zmtp.greeting() + zmtp.ready(b"ROUTER"))

@@ -46,18 +46,18 @@ def launch_ms(mode: Sandbox, launches: int) -> list[float]:
                 raise RuntimeError(player.launch_error)
             deadline = time.monotonic() + 30
             poller = select.poll()  # the seat's pipe (a registered bot talks on its pipes)
-            for item in player.peer.fds():
+            for item in player.link.fds():
                 if isinstance(item, int):
                     poller.register(item, select.POLLIN)
-            while not player.peer.connected and time.monotonic() < deadline:
+            while not player.link.connected and time.monotonic() < deadline:
                 poller.poll(5)
-                player.peer.pump()
+                player.link.pump()
             times.append((time.perf_counter() - started) * 1000)
-            player.peer.send({"type": "bye"})
+            player.link.send({"type": "bye"})
             if player.process is not None:
                 player.process.wait_exit(2)
                 player.process.kill()
-            hub.forget(player.peer)
+            hub.forget(player.link)
     finally:
         hub.close()
     return times

@@ -1,1 +1,1 @@
-"""Refereeing: the bots' transports (ZeroMQ, stdio), the referee, one match end to end."""
+"""Refereeing: the seats' links (ZeroMQ, stdio, remote), the referee, one match end to end."""

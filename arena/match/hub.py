@@ -19,7 +19,7 @@ import tempfile
 
 from arena.launch.launcher import HUB_PREFIX  # the launcher removes what a killed worker left
 from arena.match.trace import TraceTap, quote_bytes
-from arena.match.transport import Inbox, InboxTransport, SeatState, Transport, write_within
+from arena.match.link import Inbox, InboxLink, Link, LinkState, Via, write_within
 from protocol import zmtp
 from protocol.codec import ProtocolError, decode_from_bot, encode
 from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
@@ -43,8 +43,8 @@ class _Pending:
         self.decoder = zmtp.Decoder(b"ROUTER", MAX_MESSAGE_BYTES)
 
 
-class Peer(InboxTransport):
-    """One seat's ROUTER socket and the connection whose hello presented its token (a Transport).
+class ZmqLink(InboxLink):
+    """One seat's ROUTER socket and the connection whose hello presented its token (a Link).
 
     Each seat gets its own socket (and ipc endpoint), so whatever arrives on it is known to
     be that seat's. Connections that do not present the token are closed (counted in
@@ -52,7 +52,7 @@ class Peer(InboxTransport):
     connect, and a message is one read on the bot's connection.
     """
 
-    via = "zmq"
+    via = Via.ZMQ
     grace_ms = 0.0
 
     def __init__(self, path: str, token: str) -> None:
@@ -64,7 +64,7 @@ class Peer(InboxTransport):
         self._gone = False
         self.received = 0  # messages received from the admitted connection
         self.ignored = 0  # connections refused, and connections closed for not presenting the token
-        self.tap: TraceTap | None = None  # the --trace of the match this peer now plays
+        self.tap: TraceTap | None = None  # the --trace of the match this link now serves
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_NONBLOCK | socket.SOCK_CLOEXEC)
         listener.bind(path)
         listener.listen(BACKLOG)
@@ -80,13 +80,13 @@ class Peer(InboxTransport):
         self._decoder = zmtp.Decoder(b"ROUTER", MAX_MESSAGE_BYTES)
 
     @property
-    def state(self) -> SeatState:
+    def state(self) -> LinkState:
         """WAITING until the token's hello, then CONNECTED until a violation, GONE once the connection closed."""
         if self._gone:
-            return SeatState.GONE
+            return LinkState.GONE
         if self._inbox.violation:
-            return SeatState.VIOLATED
-        return SeatState.WAITING if self._conn is None else SeatState.CONNECTED
+            return LinkState.VIOLATED
+        return LinkState.WAITING if self._conn is None else LinkState.CONNECTED
 
     def fds(self) -> list[int]:
         """The seat's one descriptor: readable while a connection or a message waits."""
@@ -310,34 +310,34 @@ class Hub:
     def __init__(self) -> None:
         self._dir: str | None = None
         self._count = 0
-        self.peers: list[Peer] = []
+        self.links: list[ZmqLink] = []
 
     @property
     def directory(self) -> str | None:
         """The directory of the endpoints, once a seat made it."""
         return self._dir
 
-    def expect(self, token: str | None = None) -> Peer:
-        """A new seat socket; its peer is admitted when it says hello with the token."""
+    def expect(self, token: str | None = None) -> ZmqLink:
+        """A new seat socket; its bot is admitted when it says hello with the token."""
         if self._dir is None:
             # ipc sockets in a private directory: bound into each bot's sandbox one by one.
             self._dir = tempfile.mkdtemp(prefix=HUB_PREFIX, dir=_short_parent())
             # Others may pass through (not list): each seat's socket is its own bot uid's alone.
             os.chmod(self._dir, 0o711)
         self._count += 1
-        peer = Peer(f"{self._dir}/seat{self._count}.sock", token or secrets.token_hex(16))
-        self.peers.append(peer)
-        return peer
+        link = ZmqLink(f"{self._dir}/seat{self._count}.sock", token or secrets.token_hex(16))
+        self.links.append(link)
+        return link
 
-    def forget(self, peer: Transport) -> None:
-        """Close a seat's socket (its process is gone or replaced); a seat of another transport is not the hub's."""
-        if isinstance(peer, Peer) and peer in self.peers:
-            self.peers.remove(peer)
-            peer.close()
+    def forget(self, link: Link) -> None:
+        """Close a seat's socket (its process is gone or replaced); a link of another wire is not the hub's."""
+        if isinstance(link, ZmqLink) and link in self.links:
+            self.links.remove(link)
+            link.close()
 
     def close(self) -> None:
         """Close every socket and remove the ipc directory."""
-        for peer in list(self.peers):
-            self.forget(peer)
+        for link in list(self.links):
+            self.forget(link)
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)

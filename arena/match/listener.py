@@ -3,8 +3,8 @@
 It answers the ZAP requests of its own context itself: a client whose public key is not
 allowed (or that does not speak CURVE) is refused at the handshake and never sends a
 message. The admitted key names the seat (the ZAP User-Id is the key file's name). One I/O
-thread owns the sockets; each seat (arena/match/remote.py) has an eventfd the referee polls.
-A new connection of a key starts with a `hello`; the request its seat waits for is sent again.
+thread owns the sockets; each seat's link (a RemoteLink, arena/match/remote.py) has an eventfd
+the referee polls. A new connection of a key starts with a `hello`; the request its seat waits for is sent again.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import zmq
 import zmq.utils.monitor
 import zmq.utils.z85
 
-from arena.match.remote import (HEARTBEAT_MS, Link, RemoteError, RemoteSeat, RemoteSettings, allowed_keys, peer_name,
-                                 tcp_round_trip_ms, user_server_key)
+from arena.match.remote import (HEARTBEAT_MS, KeyConnection, RemoteError, RemoteLink, RemoteSettings, allowed_keys,
+                                 peer_name, tcp_round_trip_ms, user_server_key)
 from protocol.codec import ProtocolError, decode_from_bot, encode
 from protocol.keys import KeyFileError, key_name, read_key_file
 from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message
@@ -62,9 +62,9 @@ class Listener:
         self.ignored = 0  # messages of admitted keys that hold no seat, or a first message that is not a hello
         self.cuts = 0  # connections cut for flooding
         self._keys_changed = -1  # settings.key_dir's modification time when it was last read
-        self._links = {name: Link(name) for name in self._allowed.values()}
+        self._connections = {name: KeyConnection(name) for name in self._allowed.values()}
         self._lock = threading.Lock()
-        self._outbox: deque[tuple[Link, bytes, int | None]] = deque()
+        self._outbox: deque[tuple[KeyConnection, bytes, int | None]] = deque()
         self._stop = False
         self._ctx = zmq.Context(io_threads=1)
         try:
@@ -115,7 +115,7 @@ class Listener:
         with self._lock:
             for file in files:
                 name = key_name(str(file))
-                if name in self._links:
+                if name in self._connections:
                     continue
                 try:
                     public, _ = read_key_file(file)
@@ -123,12 +123,12 @@ class Listener:
                     log.warning("remote: %s", exc)
                     continue
                 self._allowed[public] = name
-                self._links[name] = Link(name)
+                self._connections[name] = KeyConnection(name)
 
     def connected(self) -> list[str]:
         """The names of the keys whose connection is up."""
         with self._lock:
-            return sorted(name for name, link in self._links.items() if link.up)
+            return sorted(name for name, conn in self._connections.items() if conn.up)
 
     def _publish(self) -> None:
         """Rewrite the presence file (settings.presence), atomically, with the connected keys' names."""
@@ -144,45 +144,45 @@ class Listener:
 
     # --- the referee's side -------------------------------------------------------------
 
-    def seat(self, name: str) -> RemoteSeat:
-        """The seat of the bot whose key is NAME's; RemoteError when no such key is allowed or it is taken."""
-        link = self._links.get(name)
-        if link is None:
+    def link(self, name: str) -> RemoteLink:
+        """The link of the seat of NAME's key; RemoteError when no such key is allowed or it is taken."""
+        conn = self._connections.get(name)
+        if conn is None:
             self._rescan()
-            link = self._links.get(name)
-        if link is None:
+            conn = self._connections.get(name)
+        if conn is None:
             raise RemoteError(f"remote:{name}: no allowed key is named {name} (--allow {name}.key)")
         with self._lock:
-            if link.seat is not None:
+            if conn.link is not None:
                 raise RemoteError(f"remote:{name} already holds a seat here (one seat per key at a time)")
-            link.seat = RemoteSeat(self, link)
-            link.outstanding = None
-            return link.seat
+            conn.link = RemoteLink(self, conn)
+            conn.outstanding = None
+            return conn.link
 
-    def queue(self, link: Link, data: bytes, seq: int | None) -> None:
-        """Have the I/O thread send data on the link's connection (a request is kept until answered)."""
-        self._outbox.append((link, data, seq))
+    def queue(self, conn: KeyConnection, data: bytes, seq: int | None) -> None:
+        """Have the I/O thread send data on the key's connection (a request is kept until answered)."""
+        self._outbox.append((conn, data, seq))
         os.eventfd_write(self._wake, 1)
 
-    def round_trip_ms(self, link: Link) -> float | None:
-        """The round trip of the link's connection as the kernel measures it (the last one measured while away)."""
+    def round_trip_ms(self, conn: KeyConnection) -> float | None:
+        """The round trip of the key's connection as the kernel measures it (the last one measured while away)."""
         now = time.monotonic()
         with self._lock:
-            up, fd, peer, fresh = link.up, link.fd, link.peer, now < link.measured_at + MEASURE_EVERY_S
+            up, fd, peer, fresh = conn.up, conn.fd, conn.peer, now < conn.measured_at + MEASURE_EVERY_S
         if up and not fresh:  # a shortest round trip moves slowly: once in a while is enough (10 us a reading)
             measured = tcp_round_trip_ms(fd, peer)
             if measured is not None:
-                link.round_trip_ms, link.measured_at = measured, now
-        return link.round_trip_ms
+                conn.round_trip_ms, conn.measured_at = measured, now
+        return conn.round_trip_ms
 
-    def release(self, seat: RemoteSeat) -> None:
-        """Take a seat back from its key and close its eventfd."""
-        with self._lock:  # the I/O thread notifies a seat only under the lock: never a closed eventfd
-            if seat.link.seat is seat:
-                seat.link.seat = None
-                seat.link.outstanding = None
-            seat._closed = True
-            os.close(seat._fd)
+    def release(self, link: RemoteLink) -> None:
+        """Take a seat's link back from its key and close its eventfd."""
+        with self._lock:  # the I/O thread notifies a link only under the lock: never a closed eventfd
+            if link.connection.link is link:
+                link.connection.link = None
+                link.connection.outstanding = None
+            link._closed = True
+            os.close(link._fd)
 
     def close(self) -> None:
         """Send what is queued, stop the thread, close the sockets (waiting up to LINGER_MS for them to leave)."""
@@ -193,8 +193,8 @@ class Listener:
         self._thread.join()
         if self.settings.presence:  # nobody is connected to a closed listener
             with self._lock:
-                for link in self._links.values():
-                    link.up = False
+                for conn in self._connections.values():
+                    conn.up = False
             self._publish()
         self._router.close(linger=LINGER_MS)
         self._monitor.close(linger=0)
@@ -243,8 +243,8 @@ class Listener:
                     name = self._allowed.get(key)
             else:  # plain TCP (measurements only): a seat is named by the client's routing id
                 name = ""
-            link = self._links.get(name) if name else None
-            if link is not None and link.cut_until > time.monotonic():
+            conn = self._connections.get(name) if name else None
+            if conn is not None and conn.cut_until > time.monotonic():
                 name = None  # cut off for flooding, for a while
             if name is None:
                 self.refused += 1
@@ -261,21 +261,21 @@ class Listener:
             except zmq.Again:
                 return
             with self._lock:
-                for link in self._links.values():
-                    if link.up and link.fd == event["value"]:
-                        link.up = False  # AWAY until its key connects again
-                        if link.seat is not None:
-                            link.seat._notify()
+                for conn in self._connections.values():
+                    if conn.up and conn.fd == event["value"]:
+                        conn.up = False  # AWAY until its key connects again
+                        if conn.link is not None:
+                            conn.link._notify()
             self._publish()
 
     def _flush(self) -> None:
-        """Send what the referee queued to each link's connection (kept as outstanding when it is a request)."""
+        """Send what the referee queued to each key's connection (kept as outstanding when it is a request)."""
         while self._outbox:
-            link, data, seq = self._outbox.popleft()
+            conn, data, seq = self._outbox.popleft()
             with self._lock:
                 if seq is not None:
-                    link.outstanding = (seq, data)
-                up, identity = link.up, link.identity
+                    conn.outstanding = (seq, data)
+                up, identity = conn.up, conn.identity
             if up:
                 self._router_send(identity, data)
 
@@ -293,47 +293,47 @@ class Listener:
                 return
             identity, last = frames[0].bytes, frames[-1]
             user = last.get("User-Id") if self.settings.curve else identity.decode(errors="replace")
-            link = self._links.get(user)
-            if link is None:  # ZAP admits only allowed keys (plain TCP: a routing id no seat has)
+            conn = self._connections.get(user)
+            if conn is None:  # ZAP admits only allowed keys (plain TCP: a routing id no seat has)
                 self.ignored += 1
                 continue
             if len(frames) != 2:
-                if not self._deliver(link, identity, None, b"".join(f.bytes for f in frames[1:]),
+                if not self._deliver(conn, identity, None, b"".join(f.bytes for f in frames[1:]),
                                      f"message of {len(frames) - 1} frames (one frame per message)"):
-                    self._noisy(link, last)
+                    self._noisy(conn, last)
                 continue
             data = last.bytes
             try:
                 kind, message = decode_from_bot(data)
             except ProtocolError as exc:
-                if not self._deliver(link, identity, None, data, str(exc)):
-                    self._noisy(link, last)
+                if not self._deliver(conn, identity, None, data, str(exc)):
+                    self._noisy(conn, last)
                 continue
             if kind == "hello":
-                if not self._noisy(link, last):
-                    self._hello(link, identity, int(last.get(zmq.SRCFD)), message)
-            elif not self._deliver(link, identity, message, data, ""):
-                self._noisy(link, last)
+                if not self._noisy(conn, last):
+                    self._hello(conn, identity, int(last.get(zmq.SRCFD)), message)
+            elif not self._deliver(conn, identity, message, data, ""):
+                self._noisy(conn, last)
 
-    def _noisy(self, link: Link, frame: zmq.Frame) -> bool:
+    def _noisy(self, conn: KeyConnection, frame: zmq.Frame) -> bool:
         """Count one message the key sent unasked; True (and its connection cut) when it floods."""
         now = time.monotonic()
-        if link.cut_until > now:
+        if conn.cut_until > now:
             return True  # what it queued before the cut: dropped unread
-        link.noise = max(0.0, link.noise - (now - link.noise_at) * NOISE_PER_S) + 1.0
-        link.noise_at = now
-        if link.noise <= NOISE_BURST:
+        conn.noise = max(0.0, conn.noise - (now - conn.noise_at) * NOISE_PER_S) + 1.0
+        conn.noise_at = now
+        if conn.noise <= NOISE_BURST:
             return False
-        link.cut_until, link.noise = now + CUT_S, 0.0
+        conn.cut_until, conn.noise = now + CUT_S, 0.0
         self.cuts += 1
         log.warning("remote: %s flooded the listener: its connection is cut, its handshakes refused for %.0f s",
-                    link.name, CUT_S)
+                    conn.name, CUT_S)
         fd = int(frame.get(zmq.SRCFD))
         with self._lock:
-            if link.fd == fd:
-                link.up = False
-                if link.seat is not None:
-                    link.seat._notify()
+            if conn.fd == fd:
+                conn.up = False
+                if conn.link is not None:
+                    conn.link._notify()
         try:  # libzmq owns the descriptor: shut the connection down through a duplicate, never close it
             with socket.socket(fileno=os.dup(fd)) as connection:
                 connection.shutdown(socket.SHUT_RDWR)
@@ -342,35 +342,35 @@ class Listener:
         self._publish()
         return True
 
-    def _hello(self, link: Link, identity: bytes, fd: int, message: dict[str, Any]) -> None:
+    def _hello(self, conn: KeyConnection, identity: bytes, fd: int, message: dict[str, Any]) -> None:
         """A key's connection says hello: it becomes the key's connection; a pending request is sent again."""
         if message.get("protocol") != PROTOCOL_VERSION or not hmac.compare_digest(message.get("token", ""), ""):
             self.ignored += 1
             return
         peer = peer_name(fd)
         with self._lock:
-            link.identity, link.fd, link.peer, link.up = identity, fd, peer, True
-            link.measured_at = float("-inf")  # a new connection: its own round trip at the next request
-            outstanding = link.outstanding if link.seat is not None else None
-            if link.seat is not None:
-                link.seat.name = str(message.get("name", ""))[:100]
-                link.seat._incoming.append((message, b"", ""))  # for the trace: the seat takes no hello
-                link.seat._notify()
+            conn.identity, conn.fd, conn.peer, conn.up = identity, fd, peer, True
+            conn.measured_at = float("-inf")  # a new connection: its own round trip at the next request
+            outstanding = conn.outstanding if conn.link is not None else None
+            if conn.link is not None:
+                conn.link.name = str(message.get("name", ""))[:100]
+                conn.link._incoming.append((message, b"", ""))  # for the trace: the seat takes no hello
+                conn.link._notify()
         self._publish()
         self._router_send(identity, encode(welcome_message()))
         if outstanding is not None:
             self._router_send(identity, outstanding[1])
 
-    def _deliver(self, link: Link, identity: bytes, message: dict[str, Any] | None, data: bytes,
+    def _deliver(self, conn: KeyConnection, identity: bytes, message: dict[str, Any] | None, data: bytes,
                  error: str) -> bool:
         """Hand a message to the key's seat; False when it was ignored (no seat, or not its connection)."""
         with self._lock:
-            seat = link.seat
-            if identity != link.identity or seat is None:
+            link = conn.link
+            if identity != conn.identity or link is None:
                 self.ignored += 1  # before a hello on this connection, or between the key's seats
                 return False
-            if message is not None and link.outstanding is not None and message.get("seq") == link.outstanding[0]:
-                link.outstanding = None
-            seat._incoming.append((message, data, error))
-            seat._notify()
+            if message is not None and conn.outstanding is not None and message.get("seq") == conn.outstanding[0]:
+                conn.outstanding = None
+            link._incoming.append((message, data, error))
+            link._notify()
             return True

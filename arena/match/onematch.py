@@ -18,14 +18,14 @@ from arena.launch.pascal import compile_module
 from arena.launch.process import BotProcess, LaunchError, Limits, MachineError
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import LogWriter, NullLog
-from arena.match.hub import Hub, Peer
+from arena.match.hub import Hub, ZmqLink
+from arena.match.link import Link
 from arena.match.player import Player
 from arena.match.referee import Referee
 from arena.match.remote import RemoteError, RemoteSettings
 from arena.match.result import MatchResult
-from arena.match.stdio import StdioPeer
+from arena.match.stdio import PipeLink
 from arena.match.trace import Tracer
-from arena.match.transport import Transport
 from arena.outcomes import FAILURES, REPLACE_REASONS
 from protocol.messages import bye_message
 
@@ -70,8 +70,8 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
     if spec.kind == BotKind.REMOTE:
         if remote is None:
             raise RemoteError(f"{spec.text}: remote seats need a listener (--listen and --allow, or [remote])")
-        seat = remote.seat(spec.target)
-        return Player(spec.name, seat, None, seq=seat.first_seq, spec_text=spec.text)
+        link = remote.link(spec.target)
+        return Player(spec.name, link, None, seq=link.first_seq, spec_text=spec.text)
     if spec.kind == BotKind.PASCAL:
         try:
             binary = compile_module(Path(spec.target), sandbox=sandbox,
@@ -79,16 +79,17 @@ def launch_player(hub: Hub, spec: BotSpec, limits: Limits, sandbox: Sandbox = Sa
             # The SDK serves the compiled module's library; its build folder is the bot's own.
             spec = replace(spec, argv=served_argv(spec, binary[-1]), files=os.path.dirname(binary[-1]))
         except LaunchError as exc:
-            return Player(spec.name, StdioPeer(BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)),
+            return Player(spec.name, PipeLink(BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox)),
                           None, spec_text=spec.text, launch_error=str(exc))
+    link: Link
     if spec.wire == Wire.PIPES:
         process = BotProcess(spec, "", "", limits, stdio=True, sandbox=sandbox, supervisor=supervisor, cpus=cpus)
-        link: Transport = StdioPeer(process, greets=spec.kind.greets)
+        link = PipeLink(process, greets=spec.kind.greets)
     else:
-        peer = hub.expect()
-        process = BotProcess(spec, peer.endpoint, peer.token, limits, sandbox=sandbox, supervisor=supervisor,
+        zmq_link = hub.expect()
+        process = BotProcess(spec, zmq_link.endpoint, zmq_link.token, limits, sandbox=sandbox, supervisor=supervisor,
                              cpus=cpus)
-        link = peer
+        link = zmq_link
     player = Player(spec.name, link, process, spec_text=spec.text)
     try:
         process.start()
@@ -106,8 +107,8 @@ def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> N
     for player in players:
         if player.process is not None:
             player.process.thaw()  # a frozen bot could read neither `end` nor `bye`
-        if player.peer.connected:
-            player.peer.send(bye_message())
+        if player.link.connected:
+            player.link.send(bye_message())
     deadline = time.monotonic() + grace_s
     for player in players:
         if player.process is not None:
@@ -116,15 +117,15 @@ def shutdown(hub: Hub, players: list[Player], grace_s: float = BYE_GRACE_S) -> N
         if player.process is not None:
             # Even a bot that exited may have left children in its group.
             player.process.kill()
-        release_link(hub, player.peer)
+        release_link(hub, player.link)
 
 
-def release_link(hub: Hub, link: Transport) -> None:
-    """Close a seat's link: the hub's ZeroMQ seats through the hub, any other transport itself.
+def release_link(hub: Hub, link: Link) -> None:
+    """Close a seat's link: the hub's ZeroMQ seats through the hub, any other link itself.
 
     A remote seat goes back to its listener: its bot's connection stays for the key's next seat.
     """
-    if isinstance(link, Peer):
+    if isinstance(link, ZmqLink):
         hub.forget(link)
     else:
         link.close()

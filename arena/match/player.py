@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.launch.process import BotProcess
-from arena.match.transport import SeatState, Transport
+from arena.match.link import Link, LinkState
 
 
 @dataclass(eq=False)
@@ -13,11 +13,16 @@ class Player:
     """A bot connected to the hub; a pool keeps it across matches."""
 
     name: str
-    peer: Transport
+    link: Link
     process: BotProcess | None = None
     seq: int = 0
     spec_text: str = ""
     launch_error: str = ""  # set when the process could not be started at all
+
+    @property
+    def own_program(self) -> bool:
+        """True for a program of the user's own (exec:, stdio:), not a bot the SDK serves (which says why it fails)."""
+        return self.process is not None and not self.process.spec.kind.served
 
     def next_seq(self) -> int:
         """The seq of the next request on this connection."""
@@ -39,5 +44,5 @@ class Player:
         """True when the process runs and its connection is intact and clean (it may play on)."""
         if self.launch_error or (self.process is not None and not self.process.alive):
             return False  # a seat without a process is a bot on another machine: its link says
-        self.peer.pump()
-        return self.peer.state is SeatState.CONNECTED
+        self.link.pump()
+        return self.link.state is LinkState.CONNECTED

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import select
 import time
 from typing import Any
@@ -23,17 +22,16 @@ from arena.clock import ClockMode, ClockSettings, SeatClock
 from arena.games import Game, GameError, State, ranks_with_last
 from arena.games.base import turn_order_rng
 from arena.logs.matchlog import LOG_FORMAT, MAGIC, LogWriter, NullLog, position_fingerprint
+from arena.match.link import LinkState
 from arena.match.matchid import bot_match_id, seed_key
 from arena.match.player import Player
 from arena.match.result import Failure, MatchResult
 from arena.match.trace import Tracer, TraceTap
 from arena.match.waits import Requests, Waiting, hello_hint, network_record, silence_hint, start_wait, time_detail
-from arena.match.transport import SeatState
 from protocol.messages import Reason, end_message, init_message, turn_message
 
 log = logging.getLogger(__name__)
 
-MAX_POLL_MS = 60_000  # the longest single poll; a longer wait polls again
 MESSAGE_QUOTA = 200  # unsolicited messages (stale seq, chatter) a seat may send in one match
 DEATH_SETTLE_S = 0.02  # after a death is seen, replies still in flight get this long to land
 DISCONNECT_SETTLE_MS = 250  # after a dropped connection, how long a dying process may take to exit
@@ -77,15 +75,15 @@ class Referee:
         self.unsolicited = [0] * len(players)
         self.time_used = [0.0] * len(players)
         self.events: list[list[list[Any]]] = [[] for _ in players]
-        # One poll set over everything a wait must notice: each seat's transport descriptors
-        # (level-triggered, transport.py), its output pipe and its pidfd (readable the moment
+        # One poll set over everything a wait must notice: each seat's link's descriptors
+        # (level-triggered, link.py), its output pipe and its pidfd (readable the moment
         # the process dies).
         self._watch: dict[int, tuple[str, int]] = {}
         self._dead: set[int] = set()
         for seat, player in enumerate(players):
-            player.peer.tap = TraceTap(tracer, match_id, seat, player.peer.via) if tracer is not None else None
-            for fd in player.peer.fds():
-                self._watch[fd] = ("seat", seat)
+            player.link.tap = TraceTap(tracer, match_id, seat, player.link.via) if tracer is not None else None
+            for fd in player.link.fds():
+                self._watch[fd] = ("link", seat)
             process = player.process
             if process is not None and process.output_fd >= 0:
                 self._watch[process.output_fd] = ("output", seat)
@@ -97,6 +95,11 @@ class Referee:
         for fd, (_, seat) in self._watch.items():
             self.poller.register(fd, select.POLLIN)
             self._seat_pollers[seat].register(fd, select.POLLIN)
+
+    @property
+    def processes(self) -> list[Any]:
+        """Each seat's bot process (BotProcess), None for a seat without one (a remote bot, a person)."""
+        return [player.process for player in self.players]
 
     # --- the match ---------------------------------------------------------------------
 
@@ -154,7 +157,11 @@ class Referee:
                 unwritten = None
         if unwritten is not None:
             self._record_move(state, *unwritten)
-        result = self._result(state, failure, ply, time.monotonic() - started)
+        return self._finish(state, failure, ply, time.monotonic() - started)
+
+    def _finish(self, state: State, failure: Failure | None, plies: int, duration: float) -> MatchResult:
+        """The match's result: sent to the bots (`end`) and written last in the log."""
+        result = self._result(state, failure, plies, duration)
         self._send_end(result, failure)
         summary = {k: v for k, v in result.summary().items() if k != "log"}  # a log need not name itself
         self.log.write({"kind": "result", **summary, "detail": result.detail,
@@ -293,32 +300,43 @@ class Referee:
         startup_ms = max(c.startup_ms for c in self.seat_settings)
         deadline = time.monotonic() + startup_ms / 1000.0
         for player in self.players:
-            player.peer.pump()
+            player.link.pump()
         greeting: set[int] = set()
         while True:
-            pending = [seat for seat, p in enumerate(self.players) if not p.peer.connected]
+            pending = [seat for seat, p in enumerate(self.players) if not p.link.connected]
             for seat in greeting.difference(pending):  # ready to play: no CPU until its init
                 self._freeze(seat)
             greeting.update(pending)
             if not pending:
                 return None
-            for seat in pending:
-                player = self.players[seat]
-                if player.launch_error:
-                    return Failure(seat, Reason.CRASH, player.launch_error)
-                if player.process is not None and not player.process.alive:
-                    player.process.drain_output()
-                    return Failure(seat, Reason.CRASH, f"bot process {player.process.describe_exit()} at start-up"
-                                                       f"{hello_hint(self.players[seat].spec_text)}")
+            failure = self._failed_start(pending)
+            if failure is not None:
+                return failure
             now = time.monotonic()
             if now >= deadline:
-                away = [seat for seat in pending if self.players[seat].peer.state is SeatState.AWAY]
-                if away:  # a remote seat whose bot never connected (or was refused): its failure alone
-                    return Failure(away[0], Reason.DISCONNECT,
-                                   f"no connection within {startup_ms} ms (start-up deadline)")
-                return Failure(pending[0], Reason.PROTOCOL,
-                               f"no valid hello within {startup_ms} ms (start-up deadline){hello_hint(self.players[pending[0]].spec_text)}")
+                return self._no_hello(pending, startup_ms)
             self._poll(max(1, math.ceil((deadline - now) * 1000)))
+
+    def _failed_start(self, pending: list[int]) -> Failure | None:
+        """The first seat without a hello whose bot could not start or died at start-up: its crash."""
+        for seat in pending:
+            player = self.players[seat]
+            if player.launch_error:
+                return Failure(seat, Reason.CRASH, player.launch_error)
+            if player.process is not None and not player.process.alive:
+                player.process.drain_output()
+                return Failure(seat, Reason.CRASH, f"bot process {player.process.describe_exit()} at start-up"
+                                                   f"{hello_hint(player.link, player.own_program)}")
+        return None
+
+    def _no_hello(self, pending: list[int], startup_ms: int) -> Failure:
+        """The start-up deadline passed with seats still without a hello: whose failure, and why."""
+        away = [seat for seat in pending if self.players[seat].link.state is LinkState.AWAY]
+        if away:  # a remote seat whose bot never connected (or was refused): its failure alone
+            return Failure(away[0], Reason.DISCONNECT, f"no connection within {startup_ms} ms (start-up deadline)")
+        first = self.players[pending[0]]
+        return Failure(pending[0], Reason.PROTOCOL, f"no valid hello within {startup_ms} ms (start-up deadline)"
+                                                    f"{hello_hint(first.link, first.own_program)}")
 
     def _init_all(self) -> Failure | None:
         """Send init to every seat at once and wait for every ready."""
@@ -338,7 +356,7 @@ class Referee:
             message = init_message(seq, self.bot_match, self.game.name, seat, n, setup,
                                    self.clocks[seat].allowance_ms(), names)
             waiting[seat] = self._start_wait(seat, "ready", seq)
-            player.peer.send(message)
+            player.link.send(message)
         network = {seat: w.grace_ms for seat, w in waiting.items()}
         replies, failure = self._collect(waiting)
         for seat, (_, used_ms) in sorted(replies.items()):
@@ -355,7 +373,7 @@ class Referee:
         self._sent(seat, ply, events=self.events[seat])
         message = turn_message(seq, self.bot_match, self.events[seat], self.clocks[seat].allowance_ms())
         waiting = self._start_wait(seat, "move", seq)
-        player.peer.send(message)
+        player.link.send(message)
         self.events[seat] = []
         return waiting
 
@@ -391,83 +409,62 @@ class Referee:
         reply was pumped); before `init`, pump: whatever came with the hello is taken in.
         """
         if pump:
-            self.players[seat].peer.pump()
+            self.players[seat].link.pump()
         else:
             self._poll(0, self._seat_pollers[seat])
-        return self._drain_inbox(seat, Requests({}), time.monotonic())
+        return self._drain_inbox(seat, Requests({}, now=time.monotonic()))
 
     # --- waiting ------------------------------------------------------------------------
 
     def _start_wait(self, seat: int, kind: str, seq: int) -> Waiting:
         """Start the clock of a request about to be sent to seat."""
         cpu = self.seat_settings[seat].mode == ClockMode.CPU
-        return start_wait(self.clocks[seat], kind, seq, self.players[seat].process, cpu, self.players[seat].peer.grace_ms)
+        player = self.players[seat]
+        return start_wait(self.clocks[seat], kind, seq, player.process, cpu, player.link.grace_ms)
 
-    def _used_ms(self, seat: int, w: Waiting, now: float) -> float:
-        """What a request has cost the seat so far: wall time, or CPU time in cpu mode."""
-        process = self.players[seat].process
-        if w.cpu_start is not None and process is not None:
-            return process.cpu_ms() - w.cpu_start
-        if w.grace_ms:
-            return max(0.0, (now - w.sent) * 1000 - w.grace_ms)
-        return (now - w.sent) * 1000
+    def _charge(self, seat: int, w: Waiting, now: float, is_move: bool = False, overran: bool = False) -> float:
+        """Charge what the request w has cost seat by now to its clock and its total; an overrun empties the clock."""
+        used = w.used_ms(now, self.players[seat].process)
+        self.time_used[seat] += used
+        if overran:
+            self.clocks[seat].run_out()
+        else:
+            self.clocks[seat].charge(used, is_move=is_move)
+        return used
 
-    def _over_budget(self, waiting: dict[int, Waiting], now: float) -> tuple[int, Waiting, bool] | None:
-        """The first waiting seat past its deadline or, in cpu mode, past its CPU time (False) or wall cap (True)."""
-        for seat, w in waiting.items():
-            process = self.players[seat].process
-            if w.past_deadline(now, process.run_delay_ms if process is not None else lambda: 0.0):
-                return seat, w, True
-            if w.cpu_start is not None and self._used_ms(seat, w, now) > w.allowance_ms + w.margin_ms:
-                return seat, w, False
-        return None
-
-    def _timeout_detail(self, seat: int, w: Waiting, wall: bool) -> str:
-        """Why a seat lost on time: its allowance and the margin it had left, in wall or CPU time."""
-        return time_detail(self.seat_settings[seat], w, wall) + silence_hint(self.players[seat].peer)
-
-    def _next_wake_ms(self, waiting: dict[int, Waiting], now: float) -> int:
-        """How long the next poll may sleep: until the nearest deadline or CPU check."""
-        wake = min(w.deadline for w in waiting.values()) - now
-        for seat, w in waiting.items():
-            if w.cpu_start is not None:
-                # CPU time cannot run faster than all cores together: check again before then.
-                left = w.allowance_ms + w.margin_ms - self._used_ms(seat, w, now)
-                wake = min(wake, max(0.001, left / 1000.0 / (os.cpu_count() or 1)))
-        # Capped: poll takes a C int of milliseconds (a person's clock may run for days).
-        return min(MAX_POLL_MS, max(0, math.ceil(wake * 1000)))
+    def _overran(self, out: Requests, seat: int, w: Waiting, wall: bool) -> Failure:
+        """Charge a seat that ran out of time (all it had) and say why it lost: on time, or its link lost."""
+        self._charge(seat, w, out.now, overran=True)
+        link = self.players[seat].link
+        detail = time_detail(self.seat_settings[seat], w, wall) + silence_hint(link)
+        if link.state is LinkState.AWAY:
+            # A remote seat that lost its link and did not come back in time: its failure alone.
+            return Failure(seat, Reason.DISCONNECT, "connection lost and not restored: " + detail)
+        return Failure(seat, Reason.TIMEOUT, detail)
 
     def _collect(
         self, waiting: dict[int, Waiting]
     ) -> tuple[dict[int, tuple[dict[str, Any], float]], Failure | None]:
         """Wait until every waiting seat replied, a seat failed, or a deadline passed."""
         out = Requests(waiting)
-        replies = out.replies
         poller = self._seat_pollers[next(iter(waiting))] if len(waiting) == 1 else self.poller
         while True:
-            now = time.monotonic()
-            failure = self._examine(out, now)
-            if failure is not None or not waiting:
-                return replies, failure
-            late = self._over_budget(waiting, now)
+            out.look()
+            failure = self._examine(out)
+            if failure is not None or not out.waiting:
+                return out.replies, failure
+            late = out.overdue(self.processes)
             if late is not None:
-                seat, w, wall = late
-                self.time_used[seat] += self._used_ms(seat, w, now)
-                self.clocks[seat].run_out()
-                if self.players[seat].peer.state is SeatState.AWAY:
-                    # A remote seat that lost its link and did not come back in time: its failure alone.
-                    return replies, Failure(seat, Reason.DISCONNECT, "connection lost and not restored: "
-                                            + self._timeout_detail(seat, w, wall))
-                return replies, Failure(seat, Reason.TIMEOUT, self._timeout_detail(seat, w, wall))
-            self._poll(self._next_wake_ms(waiting, now), poller)
+                return out.replies, self._overran(out, *late)
+            self._poll(out.wake_ms(self.processes), poller)
 
     def _poll(self, timeout_ms: int, poller: select.poll | None = None) -> None:
         """Sleep until a socket, a bot's output or a bot's death needs attention; take it in."""
         for fd, _ in (poller or self.poller).poll(timeout_ms):
             what, seat = self._watch[fd]
             player = self.players[seat]
-            if what == "seat":
-                player.peer.pump()
+            if what == "link":
+                player.link.pump()
             elif what == "death":
                 self._dead.add(seat)
             elif player.process is not None and not player.process.drain_output():
@@ -476,7 +473,7 @@ class Referee:
                 self._seat_pollers[seat].unregister(fd)
                 del self._watch[fd]
 
-    def _examine(self, out: Requests, now: float) -> Failure | None:
+    def _examine(self, out: Requests) -> Failure | None:
         """Consume the waiting seats' inboxes, then look for their failures; return the first one found.
 
         A seat that is not waiting is examined at its next request: what it sent meanwhile
@@ -484,17 +481,17 @@ class Referee:
         """
         waiting = out.waiting
         for seat in list(waiting):
-            failure = self._drain_inbox(seat, out, now)
+            failure = self._drain_inbox(seat, out)
             if failure is not None:
                 return failure
         for seat in waiting:  # every answer in: a death now is noticed at the next request
             if seat in self._dead:
-                return self._death(seat, out, now)
-            if self.players[seat].peer.state is SeatState.GONE:
-                return self._disconnect(seat, out, now)
+                return self._death(seat, out)
+            if self.players[seat].link.state is LinkState.GONE:
+                return self._disconnect(seat, out)
         return None  # a seat AWAY may come back before its deadline
 
-    def _disconnect(self, seat: int, out: Requests, now: float) -> Failure | None:
+    def _disconnect(self, seat: int, out: Requests) -> Failure | None:
         """The link ended: an exiting process is a crash, a live one broke the protocol."""
         process = self.players[seat].process
         if process is not None:
@@ -502,18 +499,18 @@ class Referee:
             poller.register(process.pidfd, select.POLLIN)
             poller.poll(DISCONNECT_SETTLE_MS)  # an exiting bot closes its socket just before it dies
             if not process.alive:
-                return self._death(seat, out, now)
+                return self._death(seat, out)
         return Failure(seat, Reason.PROTOCOL, "connection closed while the bot still runs")
 
-    def _drain_inbox(self, seat: int, out: Requests, now: float) -> Failure | None:
+    def _drain_inbox(self, seat: int, out: Requests) -> Failure | None:
         """Take a seat's messages up to the awaited reply, which is kept; those before it are dropped and counted.
 
         A message whose seq is that of a request not sent yet (or later) is a violation: a bot
         answers only what it was asked (SPEC.md section 4).
         """
         player = self.players[seat]
-        peer = player.peer
-        while (message := peer.take()) is not None:
+        link = player.link
+        while (message := link.take()) is not None:
             w = out.waiting.get(seat)
             seq = message.get("seq")
             if w is not None and seq == w.seq:
@@ -521,10 +518,8 @@ class Referee:
                 if message["type"] != w.kind and not resign:
                     return Failure(seat, Reason.PROTOCOL,
                                    f"answered seq {w.seq} with {message['type']!r}, expected {w.kind!r}")
-                used = self._used_ms(seat, w, now)
+                used = self._charge(seat, w, out.now, is_move=w.kind == "move" and not resign)
                 self._freeze(seat)
-                self.clocks[seat].charge(used, is_move=w.kind == "move" and not resign)
-                self.time_used[seat] += used
                 del out.waiting[seat]
                 if resign:
                     return Failure(seat, Reason.RESIGNED, Reason.RESIGNED.value, used)
@@ -538,22 +533,22 @@ class Referee:
             self.unsolicited[seat] += 1
             if self.unsolicited[seat] > self.quota:
                 return Failure(seat, Reason.PROTOCOL, f"flood: more than {self.quota} unsolicited messages")
-        if peer.violation:
-            return Failure(seat, Reason.PROTOCOL, peer.violation)
+        if link.violation:
+            return Failure(seat, Reason.PROTOCOL, link.violation)
         return None
 
-    def _death(self, seat: int, out: Requests, now: float) -> Failure | None:
-        """A bot process ended: let its last replies land, then record a crash."""
+    def _death(self, seat: int, out: Requests) -> Failure | None:
+        """A bot process ended: let its last replies land (charged up to out.now, when it was seen); record a crash."""
         settle = time.monotonic() + DEATH_SETTLE_S
-        peer = self.players[seat].peer
+        link = self.players[seat].link
         settle_poller = select.poll()
-        for fd in peer.fds():
+        for fd in link.fds():
             settle_poller.register(fd, select.POLLIN)
-        peer.pump()
+        link.pump()
         while time.monotonic() < settle:
             if settle_poller.poll(max(1, int((settle - time.monotonic()) * 1000))):
-                peer.pump()
-        failure = self._drain_inbox(seat, out, now)
+                link.pump()
+        failure = self._drain_inbox(seat, out)
         if failure is not None or not out.waiting:
             return failure
         process = self.players[seat].process
@@ -590,5 +585,5 @@ class Referee:
             if failure is not None and failure.seat == seat and failure.reason not in (Reason.ILLEGAL, Reason.RESIGNED):
                 continue  # a crashed, hung or hostile bot gets no more messages
             self._sent(seat, result.plies, end=True, events=self.events[seat])
-            player.peer.send(end_message(player.next_seq(), self.bot_match, result.scores, result.ranks,
+            player.link.send(end_message(player.next_seq(), self.bot_match, result.scores, result.ranks,
                                          result.reason, result.offender, self.events[seat]))

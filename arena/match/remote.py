@@ -1,6 +1,6 @@
 """Remote seats: bots on other machines, over TCP with ZeroMQ CURVE (protocol/SPEC.md section 13).
 
-A remote seat (a Transport, arena/match/transport.py) belongs to one allowed key on a
+A remote seat's link (a RemoteLink, arena/match/link.py's contract) belongs to one allowed key on a
 Listener (arena/match/listener.py, the one part of the match layer that needs libzmq: CURVE
 over TCP, loaded only for a match with a remote seat). The key, not a token, is a remote
 bot's credential. The seat is AWAY while its key has no connection: the request it waits
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.match.trace import TraceTap, quote_bytes
-from arena.match.transport import Inbox, InboxTransport, SeatState
+from arena.match.link import Inbox, InboxLink, LinkState, Via
 from protocol.codec import encode
 from protocol.keys import KeyFileError, key_name, new_key_pair, read_key_file
 from protocol.messages import welcome_message
@@ -137,11 +137,11 @@ def allowed_keys(files: tuple[str, ...]) -> dict[bytes, str]:
     return keys
 
 
-class Link:
+class KeyConnection:
     """One allowed key's connection, as the listener's I/O thread keeps it (under its lock)."""
 
-    __slots__ = ("cut_until", "fd", "identity", "last_seq", "measured_at", "name", "noise", "noise_at", "outstanding",
-                 "peer", "round_trip_ms", "seat", "up")
+    __slots__ = ("cut_until", "fd", "identity", "last_seq", "link", "measured_at", "name", "noise", "noise_at",
+                 "outstanding", "peer", "round_trip_ms", "up")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -151,44 +151,44 @@ class Link:
         self.round_trip_ms: float | None = None  # the last round trip measured on the key's connections
         self.measured_at = float("-inf")  # when (time.monotonic)
         self.up = False
-        self.seat: RemoteSeat | None = None
+        self.link: RemoteLink | None = None  # the seat it holds now
         self.outstanding: tuple[int, bytes] | None = None  # a request not answered yet: sent again on reconnection
         self.noise = 0.0  # messages the key sent unasked, leaking away over time (the listener's flood guard)
         self.noise_at = 0.0  # when noise was last brought up to date (time.monotonic)
         self.cut_until = 0.0  # its connection was cut for flooding: handshakes refused until then
         # The seq of the last message sent: the key's next seat goes on from it. A bot ignores a seq
         # below one it has seen (SPEC.md section 13), and it may have seen a previous listener's (a
-        # server restarted, the finals after the ladder): a new link starts at the microseconds since
+        # server restarted, the finals after the ladder): a new connection starts at the microseconds since
         # the epoch, above any seq an earlier listener could have sent (one per microsecond at most).
         self.last_seq = time.time_ns() // 1000
 
 
-class SeatHost(Protocol):
+class LinkHost(Protocol):
     """What a remote seat needs of its listener (arena/match/listener.py)."""
 
     endpoint: str
     settings: RemoteSettings
 
-    def queue(self, link: Link, data: bytes, seq: int | None) -> None:
-        """Send data on the link's connection (a request, with its seq, is sent again on reconnection)."""
+    def queue(self, conn: KeyConnection, data: bytes, seq: int | None) -> None:
+        """Send data on the key's connection (a request, with its seq, is sent again on reconnection)."""
 
-    def round_trip_ms(self, link: Link) -> float | None:
-        """The round trip of the link's connection, measured now (the last one measured while it is away)."""
+    def round_trip_ms(self, conn: KeyConnection) -> float | None:
+        """The round trip of the key's connection, measured now (the last one measured while it is away)."""
 
-    def release(self, seat: RemoteSeat) -> None:
-        """Take the seat back and close it."""
+    def release(self, link: RemoteLink) -> None:
+        """Take the link back and close it."""
 
 
-class RemoteSeat(InboxTransport):
-    """The seat of one allowed key on a Listener (a Transport): AWAY while its bot is not connected."""
+class RemoteLink(InboxLink):
+    """The link of the seat one allowed key holds on a Listener: AWAY while its bot is not connected."""
 
-    via = "remote"
+    via = Via.REMOTE
     token = ""
 
-    def __init__(self, listener: SeatHost, link: Link) -> None:
+    def __init__(self, listener: LinkHost, connection: KeyConnection) -> None:
         self.listener = listener
-        self.link = link
-        self.name = link.name
+        self.connection = connection
+        self.name = connection.name
         self.endpoint = listener.endpoint
         self.tap: TraceTap | None = None
         self.received = 0
@@ -197,12 +197,12 @@ class RemoteSeat(InboxTransport):
         self._incoming: deque[tuple[dict[str, Any] | None, bytes, str]] = deque()
         self._fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self._closed = False
-        self.first_seq = link.last_seq  # a bot keeps its connection across matches: seq never goes back
+        self.first_seq = connection.last_seq  # a bot keeps its connection across matches: seq never goes back
 
     @property
     def grace_ms(self) -> float:
         """Per request, what the network may take uncharged: the round trip measured now and its jitter, capped."""
-        return uncharged_ms(self.listener.round_trip_ms(self.link), self.listener.settings.network_grace_ms)
+        return uncharged_ms(self.listener.round_trip_ms(self.connection), self.listener.settings.network_grace_ms)
 
     def _notify(self) -> None:
         """Called by the I/O thread: something arrived, or the link's state changed."""
@@ -210,13 +210,13 @@ class RemoteSeat(InboxTransport):
             os.eventfd_write(self._fd, 1)
 
     @property
-    def state(self) -> SeatState:
+    def state(self) -> LinkState:
         """CONNECTED while the key's connection is up, AWAY while it is not, VIOLATED after garbage."""
         if self._closed:
-            return SeatState.GONE
+            return LinkState.GONE
         if self._inbox.violation:
-            return SeatState.VIOLATED
-        return SeatState.CONNECTED if self.link.up else SeatState.AWAY
+            return LinkState.VIOLATED
+        return LinkState.CONNECTED if self.connection.up else LinkState.AWAY
 
     def fds(self) -> list[int]:
         """The seat's eventfd: readable while messages or news of the link wait."""
@@ -229,9 +229,9 @@ class RemoteSeat(InboxTransport):
         if self.tap is not None:
             self.tap.sent(message)
         if isinstance(message.get("seq"), int):
-            self.link.last_seq = message["seq"]
+            self.connection.last_seq = message["seq"]
         seq = message.get("seq") if message.get("type") in ("init", "turn") else None
-        self.listener.queue(self.link, encode(message), seq)
+        self.listener.queue(self.connection, encode(message), seq)
         return True
 
     def pump(self) -> None:

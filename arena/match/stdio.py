@@ -1,6 +1,6 @@
 """The stdio bridge: a bot that reads and writes one JSON object per line on its pipes.
 
-A StdioPeer stands where a ZeroMQ Peer stands, so the referee gives stdio bots the very
+A PipeLink stands where a ZmqLink (ZeroMQ) stands, so the referee gives stdio bots the very
 same clocks, limits and failure handling. The pipes are private to the bot, so there is no
 token: a plain stdio bot's seat is connected from the start. A bot served by the Python SDK
 (`protocol.run --stdio`) greets: its first line is a `hello`, sent once its code is loaded,
@@ -15,7 +15,7 @@ from typing import Any
 
 from arena.launch.process import BotProcess
 from arena.match.trace import QUOTE_LIMIT, TraceTap, quote_bytes
-from arena.match.transport import Inbox, InboxTransport, SeatState, write_within
+from arena.match.link import Inbox, InboxLink, LinkState, Via, write_within
 from protocol.codec import ProtocolError, check_message, decode_json_line, encode_json_line
 from protocol.messages import BOT_TYPES, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
@@ -25,12 +25,12 @@ _READ_CHUNK = 65536
 _READS_PER_PUMP = 16  # a flooding bot cannot keep the referee reading: the rest waits for the next pump
 
 
-class StdioPeer(InboxTransport):
-    """One stdio bot's pipes, a Transport (arena/match/transport.py) like the ZeroMQ Peer."""
+class PipeLink(InboxLink):
+    """One stdio bot's pipes, a Link (arena/match/link.py) as ZmqLink is for ZeroMQ."""
 
     endpoint = "stdio"
     token = ""
-    via = "stdio"
+    via = Via.STDIO
     grace_ms = 0.0
 
     def __init__(self, process: BotProcess, greets: bool = False) -> None:
@@ -38,27 +38,27 @@ class StdioPeer(InboxTransport):
         self._waiting = greets  # a greeting bot's seat waits for its hello line
         self.name = process.spec.name
         self._inbox = Inbox()
-        self.tap: TraceTap | None = None  # the --trace of the match this peer now plays
+        self.tap: TraceTap | None = None  # the --trace of the match this link now serves
         self._disconnected = False
         self.received = 0
         self.ignored = 0
         self._partial = bytearray()
 
     @property
-    def state(self) -> SeatState:
+    def state(self) -> LinkState:
         """CONNECTED from the start, or from a greeting bot's hello, until a violation; GONE once stdout closed."""
         if self._disconnected or self.process.stdout_fd < 0:
-            return SeatState.GONE
+            return LinkState.GONE
         if self._inbox.violation:
-            return SeatState.VIOLATED
-        return SeatState.WAITING if self._waiting else SeatState.CONNECTED
+            return LinkState.VIOLATED
+        return LinkState.WAITING if self._waiting else LinkState.CONNECTED
 
     def fds(self) -> list[int]:
         """The bot's stdout (a pipe: level-triggered)."""
         return [self.process.stdout_fd] if self.process.stdout_fd >= 0 else []
 
     def send(self, message: dict[str, Any]) -> bool:
-        """Write one JSON line; False when the bot is gone or does not read it within transport.SEND_GRACE_S.
+        """Write one JSON line; False when the bot is gone or does not read it within link.SEND_GRACE_S.
 
         A line longer than the pipe holds waits, briefly and bounded, for the bot to read the rest.
         """

@@ -64,7 +64,7 @@ class Tracer:
 
 @dataclass
 class TraceTap:
-    """One seat's end of a trace: what a transport reports, labelled with match and seat."""
+    """One seat's end of a trace: what its link reports, labelled with match and seat."""
 
     tracer: Tracer
     match: str

@@ -36,7 +36,7 @@ from arena.launch.botspec import BotSpec
 from arena.launch.process import Limits
 from arena.logs.matchlog import output_records, write_log
 from arena.logs.signing import user_key
-from arena.match.hub import Hub, Peer
+from arena.match.hub import Hub, ZmqLink
 from arena.match.onematch import launch_player, shutdown
 from arena.match.player import Player
 from arena.match.referee import Referee
@@ -74,14 +74,14 @@ def undo_mode(game: Game, bots: int) -> UndoMode | None:
     return UndoMode.SETUP if game.exact_setups else None
 
 
-class HumanLink:
-    """The person's seat as the referee sees it: a DEALER that said hello with the seat's token."""
+class HumanClient:
+    """The person's end of a seat's link: a DEALER that said hello with the seat's token."""
 
-    def __init__(self, peer: Peer, name: str = "human") -> None:
+    def __init__(self, link: ZmqLink, name: str = "human") -> None:
         self.sock: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.connect(peer.endpoint)
-        self.sock.send(encode(hello_message(peer.token, name)))
+        self.sock.connect(link.endpoint)
+        self.sock.send(encode(hello_message(link.token, name)))
 
     def receive(self, timeout_ms: int) -> dict[str, Any] | None:
         """The next message from the referee, or None after timeout_ms."""
@@ -140,7 +140,7 @@ class PlaySession:
         self.plies: queue.Queue[tuple[int, Move]] = queue.Queue()
         self.skip = 0  # plies of the running segment that replay moves already shown
         self.players: list[Player] = []
-        self.links: dict[int, HumanLink] = {}  # the people's seats (hot seat: more than one)
+        self.clients: dict[int, HumanClient] = {}  # the people's seats (hot seat: more than one)
         self.undo_to: int | None = None
         self.resign_pending = False
         self.resigned = False  # the person gave up (q, Ctrl-D, Ctrl-C)
@@ -171,8 +171,8 @@ class PlaySession:
                 setup, offset, replay, clocks = self._take_back()
             return result
         finally:
-            for link in self.links.values():
-                link.close()
+            for client in self.clients.values():
+                client.close()
             outputs = {seat: p.process.output_text() for seat, p in enumerate(self.players)
                        if p.process is not None and p.process.output_text()}
             shutdown(hub, self.players)
@@ -190,9 +190,9 @@ class PlaySession:
     def _launch(self, hub: Hub) -> None:
         for number, seat in enumerate(self.seats):
             if seat.spec is None:
-                peer = hub.expect()
-                self.links[number] = HumanLink(peer, seat.name)
-                self.players.append(Player(seat.name, peer, None, spec_text="human (terminal)"))
+                link = hub.expect()
+                self.clients[number] = HumanClient(link, seat.name)
+                self.players.append(Player(seat.name, link, None, spec_text="human (terminal)"))
             else:
                 self.players.append(launch_player(hub, seat.spec, self.limits))
 
@@ -217,10 +217,10 @@ class PlaySession:
         try:
             self._serve(thread, deque(replay))
         finally:
-            if thread.is_alive() and self.links:
-                for link in self.links.values():
-                    link.close()  # the referee sees the seats drop and ends the segment
-                self.links = {}
+            if thread.is_alive() and self.clients:
+                for client in self.clients.values():
+                    client.close()  # the referee sees the seats drop and ends the segment
+                self.clients = {}
             thread.join(JOIN_S)
             if not thread.is_alive() and "error" not in box:
                 self.record.add_segment(recorder.records, offset)
@@ -232,9 +232,9 @@ class PlaySession:
         """Answer the person's seat until the segment's referee is done."""
         poller = zmq.Poller()
         seat_of = {}
-        for seat, link in self.links.items():
-            poller.register(link.sock, zmq.POLLIN)
-            seat_of[link.sock] = seat
+        for seat, client in self.clients.items():
+            poller.register(client.sock, zmq.POLLIN)
+            seat_of[client.sock] = seat
         quiet_since, told = time.monotonic(), False
         while True:
             if self._show_plies():
@@ -247,7 +247,7 @@ class PlaySession:
             try:
                 ready = poller.poll(POLL_MS)
                 seat = seat_of[ready[0][0]] if ready else None
-                message = self.links[seat].receive(0) if seat is not None else None
+                message = self.clients[seat].receive(0) if seat is not None else None
             except KeyboardInterrupt:
                 if self.resign_pending:
                     raise
@@ -266,7 +266,7 @@ class PlaySession:
             if kind == "init":
                 if self.seen is not None:
                     self.seen.start(seat, message["setup"])
-                self.links[seat].send({"type": "ready", "seq": message["seq"]})
+                self.clients[seat].send({"type": "ready", "seq": message["seq"]})
             elif kind == "turn":
                 self._show_plies()
                 quiet_since, told = time.monotonic(), False
@@ -278,9 +278,9 @@ class PlaySession:
         """The end messages of the people's seats (the events they had not been sent), then their last views."""
         assert self.seen is not None  # narrowing: a game of hidden information
         deadline = time.monotonic() + END_WAIT_S
-        for seat, link in self.links.items():
+        for seat, client in self.clients.items():
             while seat not in self.seen.ended and (left := deadline - time.monotonic()) > 0:
-                message = link.receive(max(1, int(left * 1000)))
+                message = client.receive(max(1, int(left * 1000)))
                 if message is not None and message.get("type") == "end":
                     self.seen.end(seat, message.get("events", []))
                     break
@@ -295,10 +295,10 @@ class PlaySession:
 
     def _answer(self, seat: int, message: dict[str, Any], replay: deque[Move]) -> None:
         """Answer one turn of a person's seat: a replayed move, the person's move, or leaving."""
-        link = self.links[seat]
+        client = self.clients[seat]
         seq = message["seq"]
         if replay:
-            link.send({"type": "move", "seq": seq, "move": replay.popleft()})
+            client.send({"type": "move", "seq": seq, "move": replay.popleft()})
             return
         present = True
         if self.seen is not None:  # their own view, after the keyboard was handed over in the hot seat
@@ -312,11 +312,11 @@ class PlaySession:
         if answer is Command.UNDO or answer is Command.RESIGN:
             own = self.view.resign_move() if answer is Command.RESIGN else None
             if own is not None:
-                link.send({"type": "move", "seq": seq, "move": own})
+                client.send({"type": "move", "seq": seq, "move": own})
             else:
-                link.send({"type": "resign", "seq": seq})
+                client.send({"type": "resign", "seq": seq})
             return
-        link.send({"type": "move", "seq": seq, "move": answer})
+        client.send({"type": "move", "seq": seq, "move": answer})
         if self.seen is not None:
             self.seen.played(seat, answer)
 

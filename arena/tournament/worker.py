@@ -250,7 +250,7 @@ class BotPool:
         # pidfd < 0: already killed and reaped; a second killpg could hit a reused pid.
         if player.process is not None and player.process.pidfd >= 0:
             player.process.kill()
-        release_link(self.hub, player.peer)  # a remote bot gets no bye: it stays connected for its next match
+        release_link(self.hub, player.link)  # a remote bot gets no bye: it stays connected for its next match
 
 
 class MatchRunner:

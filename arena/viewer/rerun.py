@@ -146,13 +146,13 @@ class _Session:
         # Launched as arena/match/onematch.py launches a seat, so stdio and exec bots work too.
         self.hub = Hub()
         self.player = launch_player(self.hub, spec, Limits())
-        self.peer = self.player.peer
+        self.link = self.player.link
         if self.player.process is None:
             self.close()
             raise RerunError(self.player.launch_error or f"cannot start {spec.text}")
         self.process = self.player.process
         deadline = time.monotonic() + startup_ms / 1000
-        while not self.peer.connected:
+        while not self.link.connected:
             if time.monotonic() >= deadline:
                 self.close()
                 raise RerunError(f"no hello from {spec.text} within {startup_ms} ms")
@@ -165,27 +165,27 @@ class _Session:
 
     def _wait(self, deadline: float) -> None:
         poller = select.poll()
-        for fd in self.peer.fds():
+        for fd in self.link.fds():
             poller.register(fd, select.POLLIN)
         if self.process.pidfd >= 0:
             poller.register(self.process.pidfd, select.POLLIN)
         poller.poll(max(0, min(100, int((deadline - time.monotonic()) * 1000))))
         self.process.drain_output()
-        self.peer.pump()
+        self.link.pump()
 
     def ask(self, message: dict[str, Any], reply: str, wait_ms: float) -> tuple[dict[str, Any] | None, str]:
         """Send a request; return (the reply, "") or (None, why there is none)."""
         seq = self.player.next_seq()
-        self.peer.send({**message, "seq": seq})
+        self.link.send({**message, "seq": seq})
         deadline = time.monotonic() + wait_ms / 1000
         while True:
-            while (answer := self.peer.take()) is not None:
+            while (answer := self.link.take()) is not None:
                 if answer.get("seq") == seq:  # anything else is a stale answer: dropped
                     if answer.get("type") != reply:
                         return None, f"answered with {answer.get('type')!r}, expected {reply!r}"
                     return answer, ""
-            if self.peer.violation:
-                return None, f"protocol violation: {self.peer.violation}"
+            if self.link.violation:
+                return None, f"protocol violation: {self.link.violation}"
             if not self.process.alive:
                 self.process.drain_output()
                 return None, f"bot process {self.process.describe_exit()}"

@@ -1,8 +1,8 @@
-"""Fuzz target: the referee's reading of a stdio bot's output pipe (arena/match/stdio.py StdioPeer).
+"""Fuzz target: the referee's reading of a stdio bot's output pipe (arena/match/stdio.py PipeLink).
 
 The first byte of an input says whether the bot greets (bit 0: its first line must be a
 `hello`) and the size of the pieces the rest reaches the pipe in (bits 1..7: 1..128 bytes;
-after PIECES pieces, what is left comes at once); the rest is what the bot writes. The peer reads a real pipe, and a trace taps it. Whatever
+after PIECES pieces, what is left comes at once); the rest is what the bot writes. The link reads a real pipe, and a trace taps it. Whatever
 the pieces, the messages taken and the first violation must be those of the whole stream
 read line by line: every taken message passes check_message, the violation is one line.
 """
@@ -16,7 +16,8 @@ from typing import Any
 import harness
 
 with harness.instrument(__name__):
-    from arena.match.stdio import StdioPeer
+    from arena.match.link import Via
+    from arena.match.stdio import PipeLink
     from arena.match.trace import Tracer, TraceTap
     from protocol.codec import ProtocolError, check_message, decode_json_line
     from protocol.messages import BOT_TYPES, PROTOCOL_VERSION
@@ -49,33 +50,33 @@ def _expected(stream: bytes, greets: bool) -> tuple[list[dict[str, Any]], bool]:
 
 
 def TestOneInput(data: bytes) -> None:  # noqa: N802 - libFuzzer's name
-    """Write one stream to a pipe in pieces; raise Finding when the peer reads it wrongly."""
+    """Write one stream to a pipe in pieces; raise Finding when the link reads it wrongly."""
     if not data:
         return
     greets, piece, stream = bool(data[0] & 1), (data[0] >> 1) + 1, data[1:]
     read_fd, write_fd = os.pipe()
     os.set_blocking(read_fd, False)
     process = SimpleNamespace(spec=SimpleNamespace(name="fuzz"), stdout_fd=read_fd, stdin_fd=-1)
-    peer = StdioPeer(process, greets=greets)  # type: ignore[arg-type]
-    peer.tap = TraceTap(_TRACER, "fuzz", 0, "stdio")
+    link = PipeLink(process, greets=greets)  # type: ignore[arg-type]
+    link.tap = TraceTap(_TRACER, "fuzz", 0, Via.STDIO)
     try:
         with harness.bounded_memory(MEMORY_PER_BYTE * len(data) + MEMORY_BASE):
             cuts = [*range(0, min(len(stream), PIECES * piece), piece), len(stream)]
             for start, end in zip(cuts, cuts[1:]):
                 os.write(write_fd, stream[start:end])
-                peer.pump()
+                link.pump()
             taken = []
-            while (message := peer.take()) is not None:
+            while (message := link.take()) is not None:
                 taken.append(message)
     finally:
         os.close(write_fd)
         os.close(read_fd)
     messages, violated = _expected(stream, greets)
-    if taken != messages or bool(peer.violation) != violated:
+    if taken != messages or bool(link.violation) != violated:
         raise harness.Finding(f"pieces of {piece} bytes: took {len(taken)} messages "
-                              f"(violation {peer.violation!r}), the whole stream gives {len(messages)}")
-    if peer.violation:
-        harness.one_line(ProtocolError(peer.violation))
+                              f"(violation {link.violation!r}), the whole stream gives {len(messages)}")
+    if link.violation:
+        harness.one_line(ProtocolError(link.violation))
 
 
 def seeds() -> list[bytes]:

@@ -41,7 +41,7 @@ from arena.match.remote import (
     uncharged_ms,
 )
 from arena.match.result import MatchResult
-from arena.match.transport import SeatState
+from arena.match.link import LinkState
 from arena.setups import complete_setup
 from protocol.keys import new_key_pair
 from tests.helpers import FIXTURES, ROOT, free_port, run, wait_until
@@ -331,7 +331,7 @@ def test_the_sdk_says_a_bad_key_file_in_one_line(tmp_path: Path, keys: Keys) -> 
 
 def test_the_listener_refuses_other_keys_at_the_handshake_and_a_seat_starts_with_hello(keys: Keys) -> None:
     listener = Listener(RemoteSettings(free_endpoint(), (str(keys.public("alice")),), str(keys.secret("referee"))))
-    seat = listener.seat("alice")
+    link = listener.link("alice")
     context = zmq.Context()
     server_key = zmq.auth.load_certificate(keys.public("referee"))[0]
 
@@ -344,32 +344,32 @@ def test_the_listener_refuses_other_keys_at_the_handshake_and_a_seat_starts_with
         return sock
 
     try:
-        assert seat.state is SeatState.AWAY and seat.via == "remote" and seat.grace_ms == 1000
+        assert link.state is LinkState.AWAY and link.via == "remote" and link.grace_ms == 1000
         stranger = client("mallory")
         stranger.send(msgpack.packb({"type": "hello", "protocol": 1, "token": "", "name": "alice"}))
         assert wait_until(lambda: listener.refused >= 1)
-        assert stranger.poll(300) == 0 and seat.state is SeatState.AWAY  # nothing back, no seat
+        assert stranger.poll(300) == 0 and link.state is LinkState.AWAY  # nothing back, no seat
         alice = client("alice")
         alice.send(msgpack.packb({"type": "move", "seq": 1, "move": [0, 0]}))  # before its hello: ignored
         assert wait_until(lambda: listener.ignored == 1)
         alice.send(msgpack.packb({"type": "hello", "protocol": 1, "token": "", "name": "alice"}))
         assert msgpack.unpackb(alice.recv()) == {"type": "welcome", "protocol": 1}
-        assert wait_until(lambda: seat.state is SeatState.CONNECTED)
+        assert wait_until(lambda: link.state is LinkState.CONNECTED)
         # Connected: what the network may take is its measured round trip (loopback's) and the allowance.
-        assert JITTER_MS <= seat.grace_ms < JITTER_MS + 1
-        seat.pump()
-        assert seat.take() is None  # the early move never reached the seat
-        assert seat.send({"type": "turn", "seq": 1, "match": "m", "events": [], "time_left_ms": 100})
+        assert JITTER_MS <= link.grace_ms < JITTER_MS + 1
+        link.pump()
+        assert link.take() is None  # the early move never reached the link
+        assert link.send({"type": "turn", "seq": 1, "match": "m", "events": [], "time_left_ms": 100})
         assert msgpack.unpackb(alice.recv())["type"] == "turn"
         alice.send(msgpack.packb({"type": "move", "seq": 1, "move": [0, 0]}))
-        assert wait_until(lambda: bool(select.select(seat.fds(), [], [], 0)[0]))  # its eventfd wakes the referee
-        seat.pump()
-        assert seat.take() == {"type": "move", "seq": 1, "move": [0, 0]}
+        assert wait_until(lambda: bool(select.select(link.fds(), [], [], 0)[0]))  # its eventfd wakes the referee
+        link.pump()
+        assert link.take() == {"type": "move", "seq": 1, "move": [0, 0]}
         alice.close()
-        assert wait_until(lambda: seat.state is SeatState.AWAY)
-        assert JITTER_MS <= seat.grace_ms < JITTER_MS + 1  # away: the round trip its key's connection last had
+        assert wait_until(lambda: link.state is LinkState.AWAY)
+        assert JITTER_MS <= link.grace_ms < JITTER_MS + 1  # away: the round trip its key's connection last had
     finally:
-        seat.close()
+        link.close()
         listener.close()
         context.destroy(linger=0)
 
@@ -402,7 +402,7 @@ def test_a_bot_still_connected_plays_on_with_the_next_listener_on_its_port(
                 assert result.reason in ("normal", "blocked") and result.offender is None, (round_, result.detail)
             if round_ == 0:  # no bye: the listener goes as a contest's does, and the bot reconnects to the next
                 shutdown(hub, players[1:])
-                players[0].peer.close()
+                players[0].link.close()
                 listener.close()
         shutdown(hub, players)
         listener.close()

@@ -16,7 +16,7 @@ from arena.launch.process import BotProcess, Limits
 from arena.launch.sandbox import Sandbox
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
-from arena.match import stdio, transport
+from arena.match import link, stdio
 from arena.match.onematch import MatchPlan, play_match
 from arena.setups import complete_setup
 from tests.helpers import FIXTURES, run
@@ -63,17 +63,17 @@ time.sleep(30)
 
 def test_a_line_longer_than_the_pipe_waits_for_the_bot_to_read_it_within_a_grace(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transport, "SEND_GRACE_S", 3.0)
+    monkeypatch.setattr(link, "SEND_GRACE_S", 3.0)
     long_line = {"type": "end", "seq": 1, "match": "m", "scores": [], "ranks": [], "reason": "x" * 1_500_000}  # more than the pipe holds, enlarged
     script = tmp_path / "reader.py"
     for reads, grace in ((True, 3.0), (False, 0.3)):
         script.write_text(READER if reads else "import time\ntime.sleep(30)\n")
-        monkeypatch.setattr(transport, "SEND_GRACE_S", grace)
+        monkeypatch.setattr(link, "SEND_GRACE_S", grace)
         process = BotProcess(parse_bot_spec(f"stdio:{sys.executable} {script}", "blocking"), "", "", stdio=True)
         process.start()
         try:
             started = time.monotonic()
-            sent = stdio.StdioPeer(process).send(long_line)
+            sent = stdio.PipeLink(process).send(long_line)
             waited = time.monotonic() - started
             assert sent is reads and waited < grace + 1.0, (reads, sent, waited)
             if reads:  # the whole line arrived, in one piece

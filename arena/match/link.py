@@ -1,10 +1,12 @@
-"""What the referee needs from a seat's transport, in the referee's words: a written contract.
+"""A seat's link: what the referee needs from a seat's transport, in the referee's words (a written contract).
 
-The referee knows seats, not sockets. It sends a seat requests, takes its replies, waits on
-its descriptors until a deadline, and asks where the seat stands. Behind the contract:
-ZeroMQ (arena/match/hub.py), pipes (arena/match/stdio.py), and any other wire that keeps it.
+The referee knows seats, not sockets. It sends a seat's link requests, takes its replies, waits
+on its descriptors until a deadline, and asks where the link stands and what wire it runs over
+(`via`). Behind the contract: ZmqLink (ZeroMQ, arena/match/hub.py), PipeLink (a stdio bot's
+pipes, arena/match/stdio.py), RemoteLink (a bot on another machine, arena/match/remote.py),
+and any other wire that keeps it. A Player holds its seat's link as `player.link`.
 
-A seat is in one of five states. It starts WAITING (until its bot presents the seat's token;
+A link is in one of five states. It starts WAITING (until its bot presents the seat's token;
 a Python bot's pipes until its hello line; plain pipes are CONNECTED from the start, being
 private). The first message that breaks the protocol makes it VIOLATED (the link is still
 up: the bot still gets `end` and `bye`), and `violation` says what the bytes were. GONE: the
@@ -13,14 +15,13 @@ back (a seat on another machine reconnecting); the referee keeps waiting for its
 until the deadline, and a seat still away then has lost its connection (`disconnect`).
 
 Replies arrive in order through `take()` once `pump()` has taken them in; nothing else of a
-transport is read from outside it. `fds()` are descriptors the referee polls (the same for
-the transport's whole life), readable while anything waits to be taken in: a transport
-over an edge-triggered source (libzmq's ZMQ_FD) must pump whenever that source may have
-swallowed a notice (after each send). `grace_ms` is time the wire itself may take per
-request that is not charged to the bot (0 for a bot on this machine; for a remote seat, its
-connection's measured round trip with a jitter allowance, capped).
+link is read from outside it. `fds()` are descriptors the referee polls (the same for the
+link's whole life), readable while anything waits to be taken in: a link over an
+edge-triggered source (libzmq's ZMQ_FD) must pump whenever that source may have swallowed a
+notice (after each send). `grace_ms` is time the wire itself may take per request that is
+not charged to the bot (0 for a bot on this machine; for a remote seat, its connection's
+measured round trip with a jitter allowance, capped).
 """
-
 from __future__ import annotations
 
 import math
@@ -36,7 +37,15 @@ from arena.match.trace import TraceTap
 SEND_GRACE_S = 2.0  # how long a bot may take to read a message longer than its pipe or socket holds
 
 
-class SeatState(StrEnum):
+class Via(StrEnum):
+    """The wire a seat's link runs over, as the referee and traces name it."""
+
+    ZMQ = "zmq"  # ZeroMQ on this machine (ZmqLink)
+    STDIO = "stdio"  # JSON lines on the bot's own pipes (PipeLink; SPEC.md section 10)
+    REMOTE = "remote"  # ZeroMQ with CURVE over TCP from another machine (RemoteLink; SPEC.md section 13)
+
+
+class LinkState(StrEnum):
     """Where a seat's link stands."""
 
     WAITING = "waiting"  # no bot has presented the seat's token (or a greeting bot its hello) yet
@@ -46,11 +55,11 @@ class SeatState(StrEnum):
     GONE = "gone"  # the link ended for good: the connection or the bot's output closed
 
 
-class Transport(Protocol):
+class Link(Protocol):
     """One seat's link to its bot."""
 
     name: str  # what the bot calls itself (its hello's name; a stdio bot's spec name)
-    via: str  # the wire, as traces name it: "zmq" or "stdio"
+    via: Via  # the wire it runs over
     endpoint: str  # where the bot connects ("stdio" for pipes)
     token: str  # what its hello must present ("" for pipes)
     tap: TraceTap | None  # the --trace of the match the seat now plays
@@ -62,7 +71,7 @@ class Transport(Protocol):
         """Per request, what the wire may take uncharged: 0 on this machine (read when a request is sent)."""
 
     @property
-    def state(self) -> SeatState:
+    def state(self) -> LinkState:
         """The seat's state."""
 
     @property
@@ -86,23 +95,23 @@ class Transport(Protocol):
         """The oldest reply not taken yet, or None."""
 
     def close(self) -> None:
-        """Release what the transport holds."""
+        """Release what the link holds."""
 
 
-class InboxTransport:
-    """What transports do alike with their inbox: connected, violation and take."""
+class InboxLink:
+    """What links do alike with their inbox: connected, violation and take."""
 
     _inbox: Inbox
 
     @property
-    def state(self) -> SeatState:  # pragma: no cover - each transport says its own
+    def state(self) -> LinkState:  # pragma: no cover - each link says its own
         """The seat's state."""
         raise NotImplementedError
 
     @property
     def connected(self) -> bool:
         """True while the link is up (CONNECTED or VIOLATED: a violating bot still gets `end` and `bye`)."""
-        return self.state in (SeatState.CONNECTED, SeatState.VIOLATED)
+        return self.state in (LinkState.CONNECTED, LinkState.VIOLATED)
 
     @property
     def violation(self) -> str:
@@ -115,7 +124,7 @@ class InboxTransport:
 
 
 class Inbox:
-    """The messages a transport received and nobody has taken yet, and the first violation."""
+    """The messages a link received and nobody has taken yet, and the first violation."""
 
     def __init__(self) -> None:
         self.messages: deque[dict[str, Any]] = deque()

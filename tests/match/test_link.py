@@ -1,6 +1,6 @@
-"""The transport contract: the referee knows seats, not sockets; any wire that keeps the contract plays.
+"""The link contract: the referee knows seats' links, not sockets; any wire that keeps the contract plays.
 
-A seat of this file's own (a bot thread behind a socket pair, with no process) stands for
+A link of this file's own (a bot thread behind a socket pair, with no process) stands for
 a wire the arena does not have yet: a bot on another machine that may lose its link and
 come back, and whose network time is not charged.
 """
@@ -21,9 +21,9 @@ from typing import Any
 from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.games.blocking.bots.simple import SequentialBot
+from arena.match.link import Inbox, InboxLink, LinkState, Via
 from arena.match.player import Player
 from arena.match.referee import Referee
-from arena.match.transport import Inbox, InboxTransport, SeatState
 from arena.setups import complete_setup
 from protocol.codec import decode_json_line, encode_json_line
 from protocol.run import answer
@@ -46,7 +46,7 @@ def imported_modules(path: Path) -> set[str]:
 
 def test_the_referee_imports_no_zmq() -> None:
     assert not {m for m in imported_modules(MATCH_PACKAGE / "referee.py") if m.split(".")[0] == "zmq"}
-    # Nor does any transport of the match layer: ZeroMQ seats speak ZMTP themselves (protocol/zmtp.py).
+    # Nor does any link of the match layer: ZeroMQ seats speak ZMTP themselves (protocol/zmtp.py).
     # The one exception is the listener of remote seats (CURVE over TCP is libzmq's), loaded only
     # by a match that has a remote seat.
     for path in MATCH_PACKAGE.glob("*.py"):
@@ -64,9 +64,9 @@ expect = hub.Hub.expect
 
 
 def counted(self, *args):
-    peer = expect(self, *args)
+    link = expect(self, *args)
     made.append(os.path.isdir(self.directory))
-    return peer
+    return link
 
 
 hub.Hub.expect = counted
@@ -101,15 +101,19 @@ def test_a_pipes_only_match_makes_no_zeromq_object_and_no_ipc_folder(tmp_path: P
     assert seen["zeromq"] == {"reason": "blocked", "zmq_contexts": 0, "seats_made": 2, "hub_dirs": []}
 
 
-class ThreadSeat(InboxTransport):
-    """A seat of the test's own: the bot runs in a thread behind a socket pair, no process (a Transport)."""
+class ThreadLink(InboxLink):
+    """A link of the test's own: the bot runs in a thread behind a socket pair, no process.
 
-    via = "test"
+    It stands for a wire on another machine (via REMOTE) unless told which wire it is.
+    """
+
     endpoint = "socketpair"
     token = ""
 
-    def __init__(self, bot: Any, grace_ms: float = 0.0, script: dict[int, str] | None = None) -> None:
+    def __init__(self, bot: Any, grace_ms: float = 0.0, script: dict[int, str] | None = None,
+                 via: Via = Via.REMOTE) -> None:
         self.name = "thread"
+        self.via = via
         self.grace_ms = grace_ms
         self.tap = None
         self.received = self.ignored = 0
@@ -117,19 +121,19 @@ class ThreadSeat(InboxTransport):
         self.away = False
         self.gone = False
         self.stop = threading.Event()
-        self.script = script or {}  # turn number -> "vanish" | "blink" | "slow"
+        self.script = script or {}  # turn number -> "vanish" | "blink" | "slow"; 0 -> "mute"
         self.ours, theirs = socket.socketpair()
         self.ours.setblocking(False)
         self.thread = threading.Thread(target=self._serve, args=(bot, theirs), daemon=True)
         self.thread.start()
 
     @property
-    def state(self) -> SeatState:
+    def state(self) -> LinkState:
         if self.gone:
-            return SeatState.GONE
+            return LinkState.GONE
         if self._inbox.violation:
-            return SeatState.VIOLATED
-        return SeatState.AWAY if self.away else SeatState.CONNECTED
+            return LinkState.VIOLATED
+        return LinkState.AWAY if self.away else LinkState.CONNECTED
 
     def fds(self) -> list[int]:
         return [self.ours.fileno()]
@@ -164,6 +168,8 @@ class ThreadSeat(InboxTransport):
                 msg = decode_json_line(line)
                 if msg["type"] == "bye":
                     return
+                if self.script.get(0) == "mute":  # never a line back
+                    continue
                 if msg["type"] == "turn":
                     turns += 1
                     act = self.script.get(turns, "")
@@ -185,21 +191,21 @@ class ThreadSeat(InboxTransport):
                         return
 
 
-def referee_match(seats: list[ThreadSeat], clock: ClockSettings) -> Any:
+def referee_match(links: list[ThreadLink], clock: ClockSettings) -> Any:
     game = get_game("blocking")
-    players = [Player(f"bot{i}", seat, None) for i, seat in enumerate(seats)]
+    players = [Player(f"bot{i}", link, None) for i, link in enumerate(links)]
     setup = complete_setup(game, BOARD, 2, 1)
     try:
         return Referee(players, game, setup, 1, clock, "contract").run()
     finally:
-        for seat in seats:
-            seat.close()
+        for link in links:
+            link.close()
 
 
 def test_a_seat_that_loses_its_link_for_good_fails_as_disconnect_at_its_deadline() -> None:
     clock = ClockSettings(budget_ms=600, margin_ms=100)
     started = time.monotonic()
-    result = referee_match([ThreadSeat(SequentialBot(), script={2: "vanish"}), ThreadSeat(SequentialBot())], clock)
+    result = referee_match([ThreadLink(SequentialBot(), script={2: "vanish"}), ThreadLink(SequentialBot())], clock)
     assert (result.reason, result.offender) == ("disconnect", 0), result.detail
     assert result.detail.startswith("connection lost and not restored: no move within"), result.detail
     assert result.scores == [0.0, 1.0]  # charged to the seat that left, never to the other
@@ -208,7 +214,7 @@ def test_a_seat_that_loses_its_link_for_good_fails_as_disconnect_at_its_deadline
 
 def test_a_seat_back_before_its_deadline_plays_on() -> None:
     clock = ClockSettings(budget_ms=5000, margin_ms=100)
-    result = referee_match([ThreadSeat(SequentialBot(), script={1: "blink"}), ThreadSeat(SequentialBot())], clock)
+    result = referee_match([ThreadLink(SequentialBot(), script={1: "blink"}), ThreadLink(SequentialBot())], clock)
     assert result.reason == "blocked" and result.offender is None, result.detail
 
 
@@ -216,10 +222,22 @@ def test_the_wires_grace_is_not_charged() -> None:
     # Each reply takes 150 ms on the way; a 100 ms cap with a 200 ms grace is never overrun.
     clock = ClockSettings(budget_ms=10_000, margin_ms=10, move_cap_ms=100)
     slow = {turn: "slow" for turn in range(1, 20)}
-    result = referee_match([ThreadSeat(SequentialBot(), grace_ms=200, script=slow),
-                            ThreadSeat(SequentialBot())], clock)
+    result = referee_match([ThreadLink(SequentialBot(), grace_ms=200, script=slow),
+                            ThreadLink(SequentialBot())], clock)
     assert result.reason == "blocked" and result.offender is None, result.detail
     assert result.time_used_ms[0] < 100, result.time_used_ms  # the 150 ms per move were the wire's
     # Without the grace the same wire loses on time.
-    result = referee_match([ThreadSeat(SequentialBot(), script=slow), ThreadSeat(SequentialBot())], clock)
+    result = referee_match([ThreadLink(SequentialBot(), script=slow), ThreadLink(SequentialBot())], clock)
     assert (result.reason, result.offender) == ("timeout", 0), result.detail
+
+
+def test_the_referee_asks_the_link_which_wire_it_is() -> None:
+    # A silent bot on pipes is told to flush its output: the link says it is one (via), whatever
+    # its endpoint; the same silence on another wire gets no such hint.
+    clock = ClockSettings(budget_ms=200, margin_ms=50)
+    hinted = "nothing arrived on its standard output before the deadline (is it flushed?)"
+    pipes = referee_match([ThreadLink(SequentialBot(), script={0: "mute"}, via=Via.STDIO),
+                           ThreadLink(SequentialBot())], clock)
+    assert (pipes.reason, pipes.offender) == ("timeout", 0) and pipes.detail.endswith(hinted), pipes.detail
+    remote = referee_match([ThreadLink(SequentialBot(), script={0: "mute"}), ThreadLink(SequentialBot())], clock)
+    assert (remote.reason, remote.offender) == ("timeout", 0) and "flushed" not in remote.detail, remote.detail
