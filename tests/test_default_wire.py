@@ -20,6 +20,7 @@ from arena.games import get_game
 from arena.match.onematch import MatchPlan, play_match
 from arena.server.config import UploadLimits
 from arena.server.intake import game_interfaces
+from arena.server.layout import add_support
 from arena.server.sources import read_upload
 from arena.setups import complete_setup
 from arena.tournament.config import ConfigError, bot_entries, config_from_data
@@ -73,6 +74,7 @@ def build_upload(tmp_path: Path, filename: str, data: bytes) -> dict[str, str]:
         (folder / name).write_bytes(content)
     if sources.build:
         subprocess.run(sources.build, shell=True, cwd=folder, check=True, capture_output=True)
+    add_support(sources.language, folder)  # the arena's files the server adds (the JavaScript shim)
     return {"spec": sources.run.replace("{dir}", str(folder)), "name": filename, "dir": str(folder)}
 
 

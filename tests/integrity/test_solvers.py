@@ -75,7 +75,7 @@ def survivors(state: State) -> list[Any]:
 
 @pytest.mark.parametrize(("game", "setup", "depth"), [
     ("blocking", {"min_size": 4, "max_size": 6}, 2),
-    ("tiles", {"min_pot": 6, "max_pot": 10, "max_rows": 3, "max_row_len": 3}, 8),
+    ("tiles", {"min_pot": 6, "max_pot": 10, "min_rows": 4, "max_rows": 4, "max_row_len": 3}, 8),
     ("arrows", {"cols": 5, "rows": 5, "density": 0.3}, 6),
 ])
 def test_each_solver_agrees_with_brute_force(game: str, setup: dict[str, Any], depth: int) -> None:
