@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from arena.outcomes import FAILURES
-from arena.server.state.db import GameStatus, Status, now
+from arena.server.state.db import Database, GameStatus, Status, now
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 MINUTE_S = 60.0
@@ -49,9 +49,19 @@ class Exposition:
 
 def render(contest: Any) -> str:
     """The exposition of a contest (arena.server.web.contest.Contest) as it stands."""
-    db, engine = contest.db, contest.engine
     stamp = now()
     out = Exposition()
+    _server(out, contest)
+    _games(out, contest.db, stamp)
+    _builds(out, contest.db, contest.engine, stamp)
+    _ladder(out, contest, stamp)
+    _guards(out, contest)
+    return out.text()
+
+
+def _server(out: Exposition, contest: Any) -> None:
+    """Whether the server's threads run, since when, and the admin's switches."""
+    db, engine = contest.db, contest.engine
     alive = [thread.is_alive() for thread in engine.threads]
     out.one("arena_up", "gauge", "1 while every thread of the server runs (the ladder, the intake)",
             float(bool(alive) and all(alive) and not engine.error) if contest.start_engine else 1.0)
@@ -61,6 +71,9 @@ def render(contest: Any) -> str:
             float(db.setting("paused") == "1"))
     out.one("arena_submissions_frozen", "gauge", "1 while submissions are closed", float(db.setting("frozen") == "1"))
 
+
+def _games(out: Exposition, db: Database, stamp: float) -> None:
+    """The games: queued and running, played by kind, failures by reason, the last minute's."""
     games = {r.status: r.n for r in db.rows("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
     out.one("arena_games_queued", "gauge", "games waiting to be played (the ladder's queue)",
             games.get(GameStatus.QUEUED, 0))
@@ -79,6 +92,9 @@ def render(contest: Any) -> str:
             db.value("SELECT COUNT(*) FROM games WHERE status = ? AND finished > ?", GameStatus.DONE,
                      stamp - MINUTE_S))
 
+
+def _builds(out: Exposition, db: Database, engine: Any, stamp: float) -> None:
+    """The entrants' versions by state, and the builds: waiting, finished, the oldest's wait."""
     states = {r.status: r.n for r in db.rows(
         "SELECT s.status, COUNT(*) AS n FROM submissions s JOIN entrants e ON e.id = s.entrant WHERE e.house = 0 "
         "GROUP BY s.status")}
@@ -97,6 +113,10 @@ def render(contest: Any) -> str:
     out.one("arena_build_queue_age_seconds", "gauge", "how long the oldest queued version has waited for its build",
             round(stamp - oldest_build, 3) if oldest_build else 0.0)
 
+
+def _ladder(out: Exposition, contest: Any, stamp: float) -> None:
+    """How far the ladder lags: the oldest queued game, the longest-waiting version still to be rated."""
+    db = contest.db
     oldest_game = db.value("SELECT MIN(created) FROM games WHERE status = ?", GameStatus.QUEUED)
     out.one("arena_ladder_lag_seconds", "gauge", "how long the oldest queued game has waited to be played",
             round(stamp - oldest_game, 3) if oldest_game else 0.0)
@@ -106,10 +126,13 @@ def render(contest: Any) -> str:
     out.one("arena_ladder_idle_seconds", "gauge",
             "the longest an entrant's active version still to be rated has waited since its last game (or activation)",
             round(max(0.0, stamp - idle), 3) if idle else 0.0)
+
+
+def _guards(out: Exposition, contest: Any) -> None:
+    """What the guards refused: failed logins and bad tokens, held-back networks, other origins."""
     limiter = contest.limiter
     out.one("arena_auth_failures_total", "counter", "failed logins and bad tokens", limiter.failed)
     out.one("arena_auth_refused_total", "counter", "token checks answered 429 (too many failures from a network)",
             limiter.refused)
     out.one("arena_cross_origin_refused_total", "counter", "state-changing requests from another origin, answered 403",
             contest.cross_origin_refused)
-    return out.text()
