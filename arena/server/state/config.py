@@ -21,7 +21,6 @@ from arena.games import UnknownGame, get_game
 from arena.launch.plugins import bots_for
 from arena.launch.sandbox import Sandbox, filter_problem, resolve_sandbox
 from arena.match.remote import DEFAULT_GRACE_MS
-from arena.server.web.net import origin_of
 from arena.tournament.checker import add_games
 from arena.tournament.config import Checker, ConfigError, TournamentConfig, config_from_data
 
@@ -33,6 +32,7 @@ LADDER_KEYS = ("placement_games", "validation_games", "provisional_games", "max_
                "build_timeout_s", "lease_factor", "max_attempts", "scrimmages_per_hour", "max_games")
 UPLOAD_KEYS = ("max_bytes", "max_files", "max_unpacked_bytes", "versions_per_entrant", "per_hour")
 FINALS_KEYS = ("games_per_pairing", "format")
+DEFAULT_PORTS = {"http": 80, "https": 443}
 REMOTE_KEYS = ("allowed", "listen", "finals", "network_grace_ms")
 
 
@@ -269,3 +269,18 @@ def _uploads(check: Checker, value: Any) -> UploadLimits:
     check.keys(table, UPLOAD_KEYS, "uploads")
     return UploadLimits(**{key: check.integer(table[key], f"uploads.{key}", 1) for key in UPLOAD_KEYS
                            if key in table})
+
+
+def origin_of(text: str) -> str | None:
+    """The origin `scheme://host[:port]` of a URL or Origin value, lower-case, without a default port (None: none)."""
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    host = parts.hostname
+    if parts.scheme not in DEFAULT_PORTS or not host or parts.username is not None or parts.password is not None:
+        return None
+    if ":" in host:
+        host = f"[{host}]"  # IPv6
+    return f"{parts.scheme}://{host}" + (f":{port}" if port is not None and port != DEFAULT_PORTS[parts.scheme] else "")

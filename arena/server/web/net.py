@@ -1,4 +1,4 @@
-"""Who is on the other end of a request: the client's address (behind a trusted reverse proxy or not), its network, origins.
+"""Who is on the other end of a request: the client's address (behind a trusted reverse proxy or not), its network, whether it is this machine.
 
 `X-Forwarded-For` and `X-Forwarded-Proto` are believed only from the addresses of the
 config's `server.trusted_proxies` (uvicorn's ProxyHeadersMiddleware then takes the client
@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import ipaddress
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
-if TYPE_CHECKING:  # the config reads origins here, and works without the server extra (arena entrants add)
+if TYPE_CHECKING:  # the helpers work without the server extra
     from starlette.requests import Request
 
 PEER_KEY = "arena.peer"  # the scope key of the connection's own address
 FORWARDING_HEADERS = (b"x-forwarded-for", b"x-forwarded-proto", b"forwarded", b"x-real-ip")
-DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class ConnectionMiddleware:
@@ -97,18 +95,3 @@ def from_this_machine(request: Request, proxies: tuple[str, ...]) -> bool:
     if not headers & set(FORWARDING_HEADERS):
         return True
     return _trusted(str(request.scope.get(PEER_KEY, "")), proxies) and b"x-forwarded-for" in headers
-
-
-def origin_of(text: str) -> str | None:
-    """The origin `scheme://host[:port]` of a URL or Origin value, lower-case, without a default port (None: none)."""
-    try:
-        parts = urlsplit(text.strip())
-        port = parts.port
-    except ValueError:
-        return None
-    host = parts.hostname
-    if parts.scheme not in DEFAULT_PORTS or not host or parts.username is not None or parts.password is not None:
-        return None
-    if ":" in host:
-        host = f"[{host}]"  # IPv6
-    return f"{parts.scheme}://{host}" + (f":{port}" if port is not None and port != DEFAULT_PORTS[parts.scheme] else "")

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from arena.server.web.auth import Caller
-from arena.server.web.net import origin_of
+from arena.server.state.config import origin_of
 from arena.server.web.site import site, wants_json
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
