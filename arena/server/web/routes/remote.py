@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from arena.server.web.auth import Caller
-from arena.server.engine.intake import QuotaError
 from arena.server.engine.remotes import RemoteRefused, accept_key, server_public
+from arena.server.web.auth import Caller
+from arena.server.web.routes.versions import Made, api_version, form_version, new_version
 from arena.server.web.site import Site, site
 
 MAX_KEY_BYTES = 4096  # a NAME.key file is about 300 bytes
@@ -26,58 +26,40 @@ def server_info(web: Site) -> dict[str, object]:
             "network_grace_ms": remote.network_grace_ms, "finals": remote.finals}
 
 
-async def register(web: Site, caller: Caller, text: object) -> tuple[int, str, int]:
-    """(submission id, "", 201) or (0, the error, its HTTP status)."""
+async def register(web: Site, caller: Caller, text: object) -> Made:
+    """The public key registered as a new version, or why not."""
     if not isinstance(text, str) or not text.strip():
         return 0, "no key: send the content of NAME.key as 'key'", 422
-    entrant = web.contest.entrant(caller.entrant)
+    key, config, contest = text, web.config, web.contest
+    entrant = contest.entrant(caller.entrant)
+    return await new_version(lambda: accept_key(config, contest.db, entrant, key), RemoteRefused,
+                             lambda exc: 403 if not config.remote.allowed else 422)
+
+
+async def read_api_key(web: Site, request: Request) -> Any:
+    """The key: the body (NAME.key itself) or JSON's "key"; a Response when it is too long or not JSON."""
+    body = (await request.body())[:MAX_KEY_BYTES + 1]
+    if len(body) > MAX_KEY_BYTES:
+        return JSONResponse({"error": f"over {MAX_KEY_BYTES} bytes: send NAME.key, the public key"}, status_code=413)
+    if not request.headers.get("content-type", "").startswith("application/json"):
+        return body.decode("utf-8", errors="replace")
     try:
-        return await run_in_threadpool(accept_key, web.config, web.contest.db, entrant, text), "", 201
-    except RemoteRefused as exc:
-        return 0, str(exc), 403 if not web.config.remote.allowed else 422
-    except QuotaError as exc:
-        return 0, str(exc), 403
+        return json.loads(body).get("key")
+    except (ValueError, AttributeError):
+        return JSONResponse({"error": "send JSON: {\"key\": \"...\"} or the NAME.key file as the body"},
+                            status_code=422)
 
 
 async def api_remote(request: Request) -> Response:
     """GET /api/remote: where and with which server key remote bots connect; POST: register a public key (a token)."""
-    web = site(request)
     if request.method == "GET":
-        return JSONResponse(server_info(web))
-    contest = web.contest
-    caller = contest.caller(request, session=False)
-    if caller.entrant is None:
-        return JSONResponse({"error": contest.no_entrant(request, caller)}, status_code=401)
-    body = (await request.body())[:MAX_KEY_BYTES + 1]
-    if len(body) > MAX_KEY_BYTES:
-        return JSONResponse({"error": f"over {MAX_KEY_BYTES} bytes: send NAME.key, the public key"}, status_code=413)
-    text: object = body.decode("utf-8", errors="replace")
-    if request.headers.get("content-type", "").startswith("application/json"):
-        try:
-            text = json.loads(body).get("key")
-        except (ValueError, AttributeError):
-            return JSONResponse({"error": "send JSON: {\"key\": \"...\"} or the NAME.key file as the body"},
-                                status_code=422)
-    number, error, status = await register(web, caller, text)
-    if error:
-        return JSONResponse({"error": error}, status_code=status)
-    return JSONResponse(contest.submission_data(contest.submission(number), True), status_code=201,
-                        headers={"Location": f"/api/submissions/{number}"})
+        return JSONResponse(server_info(site(request)))
+    return await api_version(request, read_api_key, register)
 
 
 async def form_remote(request: Request) -> Response:
     """POST /remote: register a public key from the entrant's page."""
-    web = site(request)
-    caller = web.contest.caller(request)
-    if caller.entrant is None:
-        return RedirectResponse("/login", status_code=303)
-    form = await web.checked_form(request, caller)
-    if form is None:
-        return web.forbidden(request, caller)
-    _, error, status = await register(web, caller, form.get("key"))
-    if error:
-        return web.render(request, "message.html", caller, status, title="Not accepted", message=error)
-    return RedirectResponse(f"/entrants/{caller.name}", status_code=303)
+    return await form_version(request, "key", register)
 
 
 ROUTES = [
