@@ -18,8 +18,8 @@ import pytest
 from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.match.onematch import MatchPlan, play_match
-from arena.server.state.config import UploadLimits
 from arena.server.engine.intake import game_interfaces
+from arena.server.state.config import UploadLimits
 from arena.server.uploads.sources import read_upload
 from arena.setups import complete_setup
 from arena.tournament.config import ConfigError, bot_entries, config_from_data

@@ -182,9 +182,9 @@ def _listen(host: str, port: int) -> tuple[socket.socket, str]:
 
 def _app(config: Any, paused: bool, url: str) -> Any:
     """The application of the contest (its database opened, migrated on the engine's start)."""
+    from arena.server.state.db import DatabaseError
     from arena.server.web.app import create_app
     from arena.server.web.auth import AuthError
-    from arena.server.state.db import DatabaseError
     from arena.tournament.config import ConfigError
 
     try:
@@ -265,8 +265,8 @@ def cmd_backup(config_path: str, dest: str) -> int:
 
 def cmd_entrants(args: argparse.Namespace) -> int:
     """Add entrants (printing each token once) or list them."""
-    from arena.server.web.auth import AuthError, add_entrant
     from arena.server.state.db import Database, DatabaseError
+    from arena.server.web.auth import AuthError, add_entrant
 
     config = _config(args.config, insecure=True)
     try:

@@ -18,10 +18,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from arena.server.engine.intake import clock_data, limits_data
 from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database, Status
 from arena.server.state.eventlog import tell
-from arena.server.engine.intake import clock_data, limits_data
 from arena.tournament.config import config_from_data
 from arena.tournament.coordinator import Coordinator, RunOptions
 from arena.tournament.store import STORE_NAME

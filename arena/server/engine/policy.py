@@ -13,12 +13,12 @@ import sqlite3
 from typing import Any
 
 from arena.outcomes import FAILURES
-from arena.server.state.config import ServerConfig
-from arena.server.state.db import Database, GameKind, GameStatus, Row, Status, now
 from arena.server.engine.draws import draw_secret, draw_setup, game_seed
-from arena.server.state.eventlog import tell
 from arena.server.engine.intake import conditions
 from arena.server.engine.ladder import Entry, pick_pair, rate
+from arena.server.state.config import ServerConfig
+from arena.server.state.db import Database, GameKind, GameStatus, Row, Status, now
+from arena.server.state.eventlog import tell
 from arena.tournament.worker import MatchRecord
 
 

@@ -6,13 +6,13 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from arena.server.web.auth import AuthError, Caller, add_entrant
-from arena.server.web.contest import Contest
-from arena.server.state.db import Database, GameKind, GameStatus, Status, now
 from arena.server.engine.draws import draw_secret, draw_setup, game_seed
-from arena.server.state.eventlog import tell
 from arena.server.engine.finals import FinalsError, finals_summary, freeze_field
 from arena.server.engine.intake import conditions
+from arena.server.state.db import Database, GameKind, GameStatus, Status, now
+from arena.server.state.eventlog import tell
+from arena.server.web.auth import AuthError, Caller, add_entrant
+from arena.server.web.contest import Contest
 from arena.server.web.privacy import version_detail
 
 

@@ -19,11 +19,11 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from arena.server.web.auth import Caller
 from arena.server.state.config import ServerConfig
+from arena.server.state.eventlog import tell
+from arena.server.web.auth import Caller
 from arena.server.web.contest import Contest
 from arena.server.web.control import ControlSocket
-from arena.server.state.eventlog import tell
 from arena.server.web.net import ConnectionMiddleware
 from arena.server.web.origin import CrossOriginMiddleware
 from arena.server.web.ratelimit import RateLimited

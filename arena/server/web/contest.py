@@ -10,13 +10,13 @@ from typing import Any
 from starlette.requests import Request
 
 from arena.integrity.report import Report, analyse
-from arena.server.web.auth import SESSION_COOKIE, Caller, Keys
+from arena.server.checks.integrity import contest_results
+from arena.server.engine.engine import Engine, live_log
+from arena.server.engine.ladder import interval, provisional
 from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database, GameStatus, Status
-from arena.server.engine.engine import Engine, live_log
 from arena.server.state.eventlog import keep_recent
-from arena.server.checks.integrity import contest_results
-from arena.server.engine.ladder import interval, provisional
+from arena.server.web.auth import SESSION_COOKIE, Caller, Keys
 from arena.server.web.net import client_address, network_of
 from arena.server.web.privacy import game_detail, version_detail
 from arena.server.web.ratelimit import FailureLimiter

@@ -26,8 +26,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from arena.server.web.auth import Caller
 from arena.server.state.config import origin_of
+from arena.server.web.auth import Caller
 from arena.server.web.site import site, wants_json
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -14,8 +14,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.templating import Jinja2Templates
 
-from arena.server.web.auth import SESSION_COOKIE, Caller
 from arena.server.state.config import ServerConfig
+from arena.server.web.auth import SESSION_COOKIE, Caller
 from arena.server.web.contest import Contest
 
 TEMPLATES = Path(__file__).with_name("templates")

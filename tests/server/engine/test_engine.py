@@ -9,9 +9,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from arena.server.engine.engine import Engine
 from arena.server.state.config import load_server_config
 from arena.server.state.db import Database, GameKind, GameStatus, now
-from arena.server.engine.engine import Engine
 from arena.tournament.local import Outcome
 from arena.tournament.schedule import MatchTask
 from arena.tournament.worker import MatchRecord

@@ -84,8 +84,8 @@ def test_a_sandbox_without_its_system_call_filter_needs_insecure(tmp_path: Path,
 
 def test_contest_games_are_anonymous_unless_the_config_says(tmp_path: Path) -> None:
     """Validation, scrimmages, the ladder and the finals alike: init carries no names by default."""
-    from arena.server.state.config import server_config_from_data
     from arena.server.engine.finals import finals_data
+    from arena.server.state.config import server_config_from_data
 
     config = server_config_from_data({"game": "blocking", "sandbox": "none"}, tmp_path, insecure=True)
     assert config.tournament.reveal_names is False
@@ -97,8 +97,8 @@ def test_contest_games_are_anonymous_unless_the_config_says(tmp_path: Path) -> N
 
 def test_finals_games_per_pairing_count_the_games_of_a_pairing_whatever_the_setups(tmp_path: Path) -> None:
     """Four games per pairing on a contest of three setups: two setups, both seats, four games, not twelve."""
-    from arena.server.state.config import server_config_from_data
     from arena.server.engine.finals import finals_data
+    from arena.server.state.config import server_config_from_data
     from arena.tournament.config import config_from_data
     from arena.tournament.formats import plan_for
 
@@ -117,8 +117,8 @@ def test_finals_games_per_pairing_count_the_games_of_a_pairing_whatever_the_setu
 
 
 def test_remote_entrants_are_off_unless_allowed_and_play_the_finals_only_when_the_config_says(tmp_path: Path) -> None:
-    from arena.server.state.config import server_config_from_data
     from arena.server.engine.finals import finals_data
+    from arena.server.state.config import server_config_from_data
 
     config = server_config_from_data({"game": "blocking", "sandbox": "none"}, tmp_path, insecure=True)
     assert config.remote.allowed is False and config.remote.finals is False

@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 from starlette.requests import Request
 
-from arena.server.web import ratelimit
-from arena.server.state.config import server_config_from_data
 from arena.server.engine.draws import draw_setup, game_seed, validation_setups
-from arena.server.state.config import origin_of
+from arena.server.state.config import origin_of, server_config_from_data
+from arena.server.web import ratelimit
 from arena.server.web.net import PEER_KEY, from_this_machine, network_of
 from arena.server.web.origin import cross_origin
 from arena.server.web.privacy import game_detail, version_detail

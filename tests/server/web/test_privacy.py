@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 from arena.logs.matchlog import read_log
-from arena.server.state.config import load_server_config
 from arena.server.engine.draws import validation_setups
+from arena.server.state.config import load_server_config
 from tests.helpers import require
 from tests.server.fixtures import FEWEST
 from tests.server.server import Server, make_server, wait_for

@@ -9,9 +9,9 @@ from starlette.routing import Route
 
 from arena.integrity.model import ELO_PER_LOGIT
 from arena.integrity.records import IntegrityError
-from arena.server.web import actions, metrics
-from arena.server.state.eventlog import RECENT_EVENTS
 from arena.server.engine.finals import finals_summary
+from arena.server.state.eventlog import RECENT_EVENTS
+from arena.server.web import actions, metrics
 from arena.server.web.net import from_this_machine
 from arena.server.web.site import bearer, site, wants_json
 

@@ -14,7 +14,13 @@ from arena.server.engine.intake import accept_upload
 from arena.server.uploads.sources import SubmissionError
 from arena.server.web import actions
 from arena.server.web.auth import Caller
-from arena.server.web.routes.versions import Made, api_version, back_to_page, form_version, new_version
+from arena.server.web.routes.versions import (
+    Made,
+    api_version,
+    back_to_page,
+    form_version,
+    new_version,
+)
 from arena.server.web.site import Site, bearer, site
 
 

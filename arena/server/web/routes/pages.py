@@ -10,9 +10,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from arena.server.state.db import GameStatus
 from arena.server.engine.engine import ladder_log, live_log
 from arena.server.engine.finals import finals_dir
+from arena.server.state.db import GameStatus
 from arena.server.uploads.sources import NAME
 from arena.server.web.site import PRIVATE_HEADERS, TEMPLATES, Site, site
 
