@@ -1,5 +1,5 @@
-"""The contest server's rooms: each sub-package of arena/server imports only those below it, says its purpose in
-one line and holds about a dozen modules at most."""
+"""The contest server's rooms: each sub-package of arena/server imports only those below it,
+says its purpose in one line and holds about a dozen modules at most."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from tests.helpers import ROOT
 SERVER = ROOT / "arena" / "server"
 # Lowest first: a room may import its own modules and those of the rooms before it.
 ROOMS = ("uploads", "state", "engine", "checks", "web")
-TOP = ("arena.server", "arena.server.cli")  # the package's face and the command line stand above every room
+# The package's face and the command line stand above every room.
+TOP = ("arena.server", "arena.server.cli")
 
 
 def module_name(path: Path) -> str:
@@ -34,7 +35,10 @@ def server_imports(path: Path) -> set[str]:
 def graph() -> dict[str, set[str]]:
     """Every module of arena/server -> the arena/server modules it imports."""
     names = {module_name(p): p for p in SERVER.rglob("*.py")}
-    return {name: {m for m in server_imports(path) if m in names and m != name} for name, path in names.items()}
+    return {
+        name: {m for m in server_imports(path) if m in names and m != name}
+        for name, path in names.items()
+    }
 
 
 def room_of(name: str) -> int:
@@ -48,8 +52,12 @@ def room_of(name: str) -> int:
 
 def upward(imports: dict[str, set[str]]) -> list[str]:
     """Every import from a room to a higher one, or into the top."""
-    return sorted(f"{name} -> {m}" for name, deps in imports.items() for m in deps
-                  if m not in TOP[:1] and room_of(m) > room_of(name))
+    return sorted(
+        f"{name} -> {m}"
+        for name, deps in imports.items()
+        for m in deps
+        if m not in TOP[:1] and room_of(m) > room_of(name)
+    )
 
 
 def test_rooms_import_only_downward() -> None:
@@ -60,16 +68,24 @@ def test_an_upward_import_is_caught() -> None:
     imports = graph()
     imports["arena.server.state.config"] |= {"arena.server.web.net"}
     imports["arena.server.web.app"] |= {"arena.server.cli"}
-    assert upward(imports) == ["arena.server.state.config -> arena.server.web.net",
-                               "arena.server.web.app -> arena.server.cli"]
+    assert upward(imports) == [
+        "arena.server.state.config -> arena.server.web.net",
+        "arena.server.web.app -> arena.server.cli",
+    ]
 
 
 def test_every_room_says_its_purpose_and_holds_a_dozen_modules() -> None:
-    assert sorted(p.name for p in SERVER.iterdir() if p.is_dir() and p.name != "__pycache__") == sorted(ROOMS)
+    assert sorted(
+        p.name for p in SERVER.iterdir() if p.is_dir() and p.name != "__pycache__"
+    ) == sorted(ROOMS)
     assert sorted(p.name for p in SERVER.glob("*.py")) == ["__init__.py", "cli.py"]
     for room in ROOMS:
         face = ast.parse((SERVER / room / "__init__.py").read_text())
         doc = ast.get_docstring(face) or ""
-        assert doc and "\n" not in doc and len(face.body) == 1, f"{room}/__init__.py: one line saying its purpose"
-        modules = [p for p in (SERVER / room).iterdir() if p.suffix == ".py" and p.name != "__init__.py"]
+        assert doc and "\n" not in doc and len(face.body) == 1, (
+            f"{room}/__init__.py: its purpose, one line"
+        )
+        modules = [
+            p for p in (SERVER / room).iterdir() if p.suffix == ".py" and p.name != "__init__.py"
+        ]
         assert len(modules) <= 12, f"{room}/ holds {len(modules)} modules"

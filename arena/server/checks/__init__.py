@@ -1,1 +1,1 @@
-"""A contest checked afterwards: `arena verify` against the signed logs, and its results read for `arena integrity`."""
+"""A contest checked afterwards: `arena verify` by its signed logs, and `arena integrity`."""

@@ -1,1 +1,1 @@
-"""What a contest keeps: its config, its database, its directory (movable, migrated on start), its backups and the events it tells."""
+"""What a contest keeps: its config, database, movable directory, backups and event lines."""

@@ -1,1 +1,1 @@
-"""What an entrant uploads, read: a source file or an archive checked member by member, and the reader that unpacks it in the sandbox."""
+"""What an entrant uploads, read: a file or an archive checked, and its reader in the sandbox."""

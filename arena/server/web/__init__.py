@@ -1,1 +1,1 @@
-"""The running server's faces: the web application (routes, pages, API, templates), logins and guards, and the admin's control socket."""
+"""The running server's faces: web app, routes, templates, logins, guards, the admin's socket."""

@@ -1,4 +1,4 @@
-"""A new version from the API or the entrant's page, answered alike: an upload's routes and a remote key's share it."""
+"""A new version from the API or the entrant's page, answered alike: uploads' and remote keys'."""
 
 from __future__ import annotations
 
@@ -14,14 +14,19 @@ from arena.server.web.auth import Caller
 from arena.server.web.site import Site, site
 
 Made = tuple[int, str, int]  # (submission id, "", 201) or (0, why not, its HTTP status)
-Make = Callable[[Site, Caller, Any], Awaitable[Made]]  # what was sent -> the new version, or why not
-Read = Callable[[Site, Request], Awaitable[Any]]  # the API's request -> what was sent, or a Response refusing it
-Check = Callable[[Site, Request, Caller], "Response | None"]  # a form refused before it is read, or None
+# what was sent -> the new version, or why not
+Make = Callable[[Site, Caller, Any], Awaitable[Made]]
+# the API's request -> what was sent, or a Response refusing it
+Read = Callable[[Site, Request], Awaitable[Any]]
+# a form refused before it is read, or None
+Check = Callable[[Site, Request, Caller], "Response | None"]
 Refusal = TypeVar("Refusal", bound=Exception)
 
 
-async def new_version(make: Callable[[], int], refused: type[Refusal], status: Callable[[Refusal], int]) -> Made:
-    """Runs make (which stores the version) in a worker thread; its refusal and a spent quota become statuses."""
+async def new_version(
+    make: Callable[[], int], refused: type[Refusal], status: Callable[[Refusal], int]
+) -> Made:
+    """Runs make (it stores the version) in a worker thread; a refusal or spent quota: a status."""
     try:
         return await run_in_threadpool(make), "", 201
     except QuotaError as exc:
@@ -31,7 +36,7 @@ async def new_version(make: Callable[[], int], refused: type[Refusal], status: C
 
 
 async def api_version(request: Request, read: Read, make: Make) -> Response:
-    """A new version over the API (a bearer token's entrant only): 201 with the version and its Location, or the error."""
+    """A new version over the API (a bearer token's entrant): 201 and its Location, or why not."""
     web = site(request)
     contest = web.contest
     caller = contest.caller(request, session=False)
@@ -43,12 +48,17 @@ async def api_version(request: Request, read: Read, make: Make) -> Response:
     number, error, status = await make(web, caller, sent)
     if error:
         return JSONResponse({"error": error}, status_code=status)
-    return JSONResponse(contest.submission_data(contest.submission(number), True), status_code=201,
-                        headers={"Location": f"/api/submissions/{number}"})
+    return JSONResponse(
+        contest.submission_data(contest.submission(number), True),
+        status_code=201,
+        headers={"Location": f"/api/submissions/{number}"},
+    )
 
 
-async def form_version(request: Request, field: str, make: Make, check: Check | None = None) -> Response:
-    """A new version from the entrant's page (a session and its CSRF token), sent as the form's field."""
+async def form_version(
+    request: Request, field: str, make: Make, check: Check | None = None
+) -> Response:
+    """A new version from the entrant's page (a session and its CSRF token), sent as field."""
     web = site(request)
     caller = web.contest.caller(request)
     if caller.entrant is None:
@@ -64,7 +74,9 @@ async def form_version(request: Request, field: str, make: Make, check: Check | 
 
 
 def back_to_page(web: Site, request: Request, caller: Caller, error: str, status: int) -> Response:
-    """After a form of the entrant's page: back to that page, or a page saying why the form was not accepted."""
+    """After a form of the entrant's page: back to that page, or a page saying why not."""
     if error:
-        return web.render(request, "message.html", caller, status, title="Not accepted", message=error)
+        return web.render(
+            request, "message.html", caller, status, title="Not accepted", message=error
+        )
     return RedirectResponse(f"/entrants/{caller.name}", status_code=303)
