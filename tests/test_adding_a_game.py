@@ -134,7 +134,7 @@ def test_its_own_tests_pass(folder: Path) -> None:
 
 def test_the_contest_config_loads_with_the_game(folder: Path) -> None:
     require("bwrap")
-    from arena.server.config import load_server_config
+    from arena.server.state.config import load_server_config
 
     config = load_server_config(folder.parent / "contest.toml")
     assert config.tournament.game == "connect4"

@@ -18,10 +18,10 @@ import pytest
 from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.match.onematch import MatchPlan, play_match
-from arena.server.config import UploadLimits
-from arena.server.intake import game_interfaces
-from arena.server.layout import add_support
-from arena.server.sources import read_upload
+from arena.server.engine.intake import game_interfaces
+from arena.server.state.config import UploadLimits
+from arena.server.state.layout import add_support
+from arena.server.uploads.sources import read_upload
 from arena.setups import complete_setup
 from arena.tournament.config import ConfigError, bot_entries, config_from_data
 from tests.helpers import ROOT, require

@@ -9,8 +9,8 @@ from typing import Any
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
 from arena.integrity.records import IntegrityError, tournament_results
 from arena.integrity.report import ALPHA, BUDGET_NODES, analyse
-from arena.server.audit import is_contest
-from arena.server.integrity import contest_results
+from arena.server.checks.audit import is_contest
+from arena.server.checks.integrity import contest_results
 
 
 def probability(text: str) -> float:

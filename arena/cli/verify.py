@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from arena.server.audit import is_contest, verify_contest
+from arena.server.checks.audit import is_contest, verify_contest
 from arena.tournament.cli import add_verify, report_verification
 from arena.tournament.verify import verify_directory
 

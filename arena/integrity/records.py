@@ -1,7 +1,7 @@
 """What an integrity check reads: the players, and every played two-player game with its log.
 
 A tournament's results directory is read here (its store, read-only); a contest server's
-directory is read by the server's own module (arena/server/integrity.py) into the same
+directory is read by the server's own module (arena/server/checks/integrity.py) into the same
 records, so the analysis knows nothing of where the games were played.
 """
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
-from arena.server.eventlog import FORMATS, configure, tell
+from arena.server.state.eventlog import FORMATS, configure, tell
 
 EXTRA_HINT = "arena serve needs the server extra: pip install 'arena[server]' (or -e '.[server]' in a checkout)"
 
@@ -82,7 +82,7 @@ def register(subparsers: Any) -> None:
 
 
 def _config(path: str, insecure: bool = False) -> Any:
-    from arena.server.config import load_server_config
+    from arena.server.state.config import load_server_config
     from arena.tournament.config import ConfigError
 
     try:
@@ -93,7 +93,7 @@ def _config(path: str, insecure: bool = False) -> Any:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the server until SIGINT or SIGTERM (or copy its state, or act on the running one)."""
-    from arena.server.control import ACTIONS
+    from arena.server.web.control import ACTIONS
 
     if args.config == "backup" and args.more:
         if len(args.more) != 2:
@@ -118,7 +118,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app = _app(config, args.paused, url)
     _tell_start(config, url, args.paused)
     with lock, listener:
-        # Forwarding headers are believed from the config's trusted proxies only (arena/server/net.py).
+        # Forwarding headers are believed from the config's trusted proxies only (arena/server/web/net.py).
         # port 0: uvicorn names the listener's own port in its start-up line (shown with -v)
         server = uvicorn.Server(uvicorn.Config(app, host=config.host, port=0, log_config=None, access_log=verbosity > 0,
                                                proxy_headers=False, timeout_graceful_shutdown=5))
@@ -138,7 +138,7 @@ def _serve_config(args: argparse.Namespace) -> Any:
                if value is not None}
     config = dataclasses.replace(config, **changes)
     if config.remote.allowed:
-        from arena.server.remotes import check_listen
+        from arena.server.engine.remotes import check_listen
 
         problem = check_listen(config.remote.listen)
         if problem:
@@ -151,7 +151,7 @@ def _serve_config(args: argparse.Namespace) -> Any:
 
 def _lock(config: Any) -> Any:
     """One server per state directory, before anything in it is opened; held while serving."""
-    from arena.server.contest import check_private
+    from arena.server.web.contest import check_private
     from arena.tournament.config import ConfigError
     from arena.tournament.dirlock import DirectoryInUse, lock_directory
 
@@ -182,9 +182,9 @@ def _listen(host: str, port: int) -> tuple[socket.socket, str]:
 
 def _app(config: Any, paused: bool, url: str) -> Any:
     """The application of the contest (its database opened, migrated on the engine's start)."""
-    from arena.server.app import create_app
-    from arena.server.auth import AuthError
-    from arena.server.db import DatabaseError
+    from arena.server.state.db import DatabaseError
+    from arena.server.web.app import create_app
+    from arena.server.web.auth import AuthError
     from arena.tournament.config import ConfigError
 
     try:
@@ -200,7 +200,7 @@ def _app(config: Any, paused: bool, url: str) -> Any:
 def _tell_start(config: Any, url: str, paused: bool) -> None:
     """The start lines: a tarfile warning, the backup restored, remote bots' key; last, where the pages are."""
     from arena.launch.archive import tarfile_filter_warning
-    from arena.server.backup import restored_from
+    from arena.server.state.backup import restored_from
 
     risk = tarfile_filter_warning()
     if risk:
@@ -209,7 +209,7 @@ def _tell_start(config: Any, url: str, paused: bool) -> None:
     if restored:
         tell("start", "%s", restored)
     if config.remote.allowed:
-        from arena.server.remotes import server_public
+        from arena.server.engine.remotes import server_public
 
         tell("start", "remote bots connect to %s with --server-key %s", config.remote.listen, server_public(config),
              listen=config.remote.listen)
@@ -222,7 +222,7 @@ def _tell_start(config: Any, url: str, paused: bool) -> None:
 
 def cmd_admin(action: str, config_path: str, as_json: bool) -> int:
     """`arena serve ACTION CONFIG`: one action on the running server; its answer on stdout."""
-    from arena.server.control import EXIT_NO_SERVER, NoServer, ask
+    from arena.server.web.control import EXIT_NO_SERVER, NoServer, ask
 
     config = _config(config_path, insecure=True)
     try:
@@ -243,8 +243,8 @@ def cmd_admin(action: str, config_path: str, as_json: bool) -> int:
 
 def cmd_backup(config_path: str, dest: str) -> int:
     """`arena serve backup CONFIG DEST`: a consistent copy of the contest's state, made while it runs."""
-    from arena.server.backup import BackupError, backup
-    from arena.server.control import NOTE, NoServer, ask
+    from arena.server.state.backup import BackupError, backup
+    from arena.server.web.control import NOTE, NoServer, ask
 
     config = _config(config_path, insecure=True)
     try:
@@ -265,8 +265,8 @@ def cmd_backup(config_path: str, dest: str) -> int:
 
 def cmd_entrants(args: argparse.Namespace) -> int:
     """Add entrants (printing each token once) or list them."""
-    from arena.server.auth import AuthError, add_entrant
-    from arena.server.db import Database, DatabaseError
+    from arena.server.state.db import Database, DatabaseError
+    from arena.server.web.auth import AuthError, add_entrant
 
     config = _config(args.config, insecure=True)
     try:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from harness import Finding, one_line
 
-from arena.server.sources import SubmissionError, read_upload
-from arena.server.unpack import UploadBounds
+from arena.server.uploads.sources import SubmissionError, read_upload
+from arena.server.uploads.unpack import UploadBounds
 
 LIMITS = UploadBounds(max_bytes=2 * 2**20, max_files=40, max_unpacked_bytes=2**20)
 

@@ -11,7 +11,7 @@ import sys
 from harness import MAX_PEAK_BYTES, Finding, instrument, main, one_line
 
 with instrument(__name__):
-    from arena.server.sources import COMMAND_CHARS, SubmissionError, parse_manifest
+    from arena.server.uploads.sources import COMMAND_CHARS, SubmissionError, parse_manifest
 
 
 def TestOneInput(data: bytes) -> None:

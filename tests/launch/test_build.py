@@ -12,7 +12,7 @@ import pytest
 
 from arena.launch.build import BuildLimits, BuildRun, python_command, run_build, run_contained
 from arena.launch.sandbox import Isolation, Sandbox, resolve_sandbox
-from arena.server.unpack import UploadBounds, arguments
+from arena.server.uploads.unpack import UploadBounds, arguments
 from tests.helpers import ROOT, require
 from tests.server.fixtures import tar_of
 
@@ -31,7 +31,7 @@ def build(isolation: Isolation, dest: Path, command: str, files: dict[str, bytes
           **limits: object) -> BuildRun:
     """Build an archive of files (a manifest and one file by default) with command."""
     upload = tar_of(files or {"arena.toml": MANIFEST, "a": b"x"})
-    unpack = python_command("arena.server.unpack", arguments("unpack", "up.tar.gz", "blocking", BOUNDS))
+    unpack = python_command("arena.server.uploads.unpack", arguments("unpack", "up.tar.gz", "blocking", BOUNDS))
     return run_build(upload, unpack, command, str(dest), isolation, BuildLimits(**{"timeout_s": 30, **limits}))
 
 
@@ -141,7 +141,7 @@ def test_a_full_disk_and_a_result_too_large_stay_bounded(isolation: Isolation, t
 
 
 def test_a_contained_program_answers_within_its_memory_limit(isolation: Isolation) -> None:
-    reader = python_command("arena.server.unpack", arguments("check", "bot.py", "blocking", BOUNDS))
+    reader = python_command("arena.server.uploads.unpack", arguments("check", "bot.py", "blocking", BOUNDS))
     answer = run_contained(reader, b"print(1)\n", isolation, BuildLimits(timeout_s=20, memory_mb=128))
     assert answer.returncode == 0 and b'"language": "python"' in answer.output
     hog = [sys.executable, "-c", "x = bytearray(400 * 2**20); x[::4096] = b'1' * len(x[::4096])"]

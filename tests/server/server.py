@@ -106,6 +106,12 @@ class Server:
         import threading
 
         threading.Thread(target=self._drain, daemon=True).start()
+        # The line comes before the application's start-up, which starts the engine (its ladder key,
+        # its folders): the first answer comes after it, so a test sees the directory as it serves.
+        try:
+            self.get("/health")
+        except httpx.HTTPError as exc:
+            raise AssertionError(f"arena serve did not answer: {exc}\n" + "".join(self.output)) from None
 
     def _drain(self) -> None:
         assert self.process is not None and self.process.stdout is not None

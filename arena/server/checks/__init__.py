@@ -1,0 +1,1 @@
+"""A contest checked afterwards: `arena verify` by its signed logs, and `arena integrity`."""

@@ -1,0 +1,1 @@
+"""What a contest keeps: its config, database, movable directory, backups and event lines."""

@@ -1,0 +1,1 @@
+"""What an entrant uploads, read: a file or an archive checked, and its reader in the sandbox."""
