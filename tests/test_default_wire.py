@@ -22,7 +22,7 @@ from arena.server.config import UploadLimits
 from arena.server.intake import game_interfaces
 from arena.server.sources import read_upload
 from arena.setups import complete_setup
-from arena.tournament.config import ConfigError, bot_entries, config_from_data
+from arena.tournament.plan.config import ConfigError, bot_entries, config_from_data
 from tests.helpers import ROOT, require
 from tests.tournament.helpers import cli, write_config
 

@@ -65,7 +65,7 @@ def imports_of(path: Path, package: str = "") -> set[str]:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 module = ".".join([*base, *([module] if module else [])])
             found.add(module)
-            # `from arena.launch import uids` imports the module arena.launch.uids
+            # `from arena.launch import uids` imports the module arena.launch.sandbox.uids
             found.update(f"{module}.{alias.name}" for alias in node.names)
     return found
 
@@ -212,12 +212,12 @@ def test_an_added_upward_import_is_caught() -> None:
     games = sorted(game_folders())
     one, other = f"{games[0]}.rules", f"{games[1]}.rules"
     graph[one] = graph[one] | {"arena.match.referee", other}
-    graph["arena.launch.process"] = graph["arena.launch.process"] | {"arena.tournament.coordinator"}
-    graph["arena.play.session"] = graph["arena.play.session"] | {"arena.tournament.config", other}
+    graph["arena.launch.processes.process"] = graph["arena.launch.processes.process"] | {"arena.tournament.run.coordinator"}
+    graph["arena.play.session"] = graph["arena.play.session"] | {"arena.tournament.plan.config", other}
     assert upward_imports(graph) == [f"{one} -> {other}", f"{one} -> arena.match.referee",
-                                     "arena.launch.process -> arena.tournament.coordinator",
+                                     "arena.launch.processes.process -> arena.tournament.run.coordinator",
                                      f"arena.play.session -> {other}",
-                                     "arena.play.session -> arena.tournament.config"]
+                                     "arena.play.session -> arena.tournament.plan.config"]
     graph["arena.match.hub"] = graph["arena.match.hub"] | {"arena.match.referee"}
     assert any("arena.match.hub" in group for group in circles(graph))
 

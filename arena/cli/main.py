@@ -33,13 +33,13 @@ from arena.games import (
     game_names,
     get_game,
 )
-from arena.launch.plugins import bots_for
-from arena.launch.process import MachineError
+from arena.launch.specs.plugins import bots_for
+from arena.launch.processes.process import MachineError
 from arena.viewer.cli import add_replay_arguments, run_replay
 
 # Modules that add subcommands through register(subparsers).
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool its reader left
-SUBCOMMAND_MODULES = ("arena.cli.tournament", "arena.tournament.cli", "arena.viewer.cli", "arena.analyze.cli", "arena.play.cli",
+SUBCOMMAND_MODULES = ("arena.cli.tournament", "arena.tournament.audit.cli", "arena.viewer.cli", "arena.analyze.cli", "arena.play.cli",
                       "arena.cli.doctor", "arena.cli.keys", "arena.cli.check", "arena.cli.new_game", "arena.cli.verify",
                       "arena.server.cli")
 

@@ -69,7 +69,7 @@ def register(subparsers: Any) -> None:
 
 def _config(path: str, insecure: bool = False) -> Any:
     from arena.server.config import load_server_config
-    from arena.tournament.config import ConfigError
+    from arena.tournament.plan.config import ConfigError
 
     try:
         return load_server_config(path, insecure)
@@ -95,8 +95,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from arena.server.auth import AuthError
     from arena.server.contest import check_private
     from arena.server.db import DatabaseError
-    from arena.tournament.config import ConfigError
-    from arena.tournament.dirlock import DirectoryInUse, lock_directory
+    from arena.tournament.plan.config import ConfigError
+    from arena.tournament.run.dirlock import DirectoryInUse, lock_directory
 
     config = _config(args.config, args.insecure)
     if args.scheduler and args.executor != "dask":
@@ -144,7 +144,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         print(f"arena serve: remote bots connect to {config.remote.listen} with --server-key {server_public(config)}",
               file=sys.stderr, flush=True)
-    from arena.launch.archive import tarfile_filter_warning
+    from arena.launch.builds.archive import tarfile_filter_warning
 
     risk = tarfile_filter_warning()
     if risk:

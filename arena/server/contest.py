@@ -17,7 +17,7 @@ from arena.server.ladder import interval, provisional
 from arena.server.net import client_address, network_of
 from arena.server.privacy import game_detail, version_detail
 from arena.server.ratelimit import FailureLimiter
-from arena.tournament.config import ConfigError
+from arena.tournament.plan.config import ConfigError
 
 
 class Contest:
@@ -192,7 +192,7 @@ class Contest:
 
 def check_private(config: ServerConfig) -> None:
     """ConfigError when the server's directory lies where sandboxed bots can read (tokens, database, code)."""
-    from arena.launch.sandbox import public_code
+    from arena.launch.sandbox.sandbox import public_code
 
     state = str(config.directory.resolve())
     for shown in public_code():

@@ -28,13 +28,13 @@ from arena.server.db import Database, GameStatus, Row, Status, now
 from arena.server.intake import Intake, house_spec
 from arena.server.policy import LadderPolicy
 from arena.server import remotes
-from arena.tournament.config import BotEntry, ConfigError, bot_entries
-from arena.tournament.dask_executor import DaskExecutor
-from arena.tournament.executors import open_executor
-from arena.tournament.files import write_atomic
-from arena.tournament.local import LocalExecutor, Outcome
-from arena.tournament.schedule import MatchTask
-from arena.tournament.store import write_hint
+from arena.tournament.plan.config import BotEntry, ConfigError, bot_entries
+from arena.tournament.workers.dask_executor import DaskExecutor
+from arena.tournament.workers.executors import open_executor
+from arena.tournament.results.files import write_atomic
+from arena.tournament.workers.local import LocalExecutor, Outcome
+from arena.tournament.plan.schedule import MatchTask
+from arena.tournament.results.store import write_hint
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from typing import Any
 from arena.server.config import ServerConfig
 from arena.server.db import Database, Status
 from arena.server.intake import clock_data, limits_data
-from arena.tournament.config import config_from_data
-from arena.tournament.coordinator import Coordinator, RunOptions
+from arena.tournament.plan.config import config_from_data
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 
 
 class FinalsError(RuntimeError):

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import game_module
-from arena.launch.build import BuildLimits, python_command, run_build, run_contained
-from arena.launch.process import LaunchError, MachineError
-from arena.launch.sandbox import SandboxError, resolve_sandbox
+from arena.launch.builds.build import BuildLimits, python_command, run_build, run_contained
+from arena.launch.processes.process import LaunchError, MachineError
+from arena.launch.sandbox.sandbox import SandboxError, resolve_sandbox
 from arena.outcomes import FAILURES
 from arena.server.config import ServerConfig
 from arena.server.db import Database, Row, Status, now
@@ -35,10 +35,10 @@ from arena.server.draws import draw_secret, game_seed, validation_setups
 from arena.server.ladder import MU, SIGMA
 from arena.server.sources import LANGUAGES, SubmissionError, upload_name
 from arena.server.unpack import UploadBounds, arguments
-from arena.tournament.config import ConfigError, config_from_data
-from arena.tournament.coordinator import Coordinator, RunOptions
-from arena.tournament.errors import TournamentError
-from arena.tournament.store import StoreError
+from arena.tournament.plan.config import ConfigError, config_from_data
+from arena.tournament.run.coordinator import Coordinator, RunOptions
+from arena.tournament.plan.errors import TournamentError
+from arena.tournament.results.store import StoreError
 
 log = logging.getLogger(__name__)
 

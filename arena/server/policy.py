@@ -18,7 +18,7 @@ from arena.server.db import Database, GameKind, GameStatus, Row, Status, now
 from arena.server.draws import draw_secret, draw_setup, game_seed
 from arena.server.intake import conditions
 from arena.server.ladder import Entry, pick_pair, rate
-from arena.tournament.worker import MatchRecord
+from arena.tournament.workers.worker import MatchRecord
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ import pytest
 
 from arena.server.config import load_server_config
 from arena.server.contest import check_private
-from arena.tournament.config import ConfigError
+from arena.tournament.plan.config import ConfigError
 from tests.helpers import require
 
 
@@ -67,7 +67,7 @@ def test_no_sandbox_needs_insecure(tmp_path: Path) -> None:
 def test_a_sandbox_without_its_system_call_filter_needs_insecure(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     require("bwrap")
-    from arena.launch import sandbox, seccomp
+    from arena.launch.sandbox import sandbox, seccomp
 
     sandbox.resolve_sandbox.cache_clear()
     sandbox.filter_problem.cache_clear()
