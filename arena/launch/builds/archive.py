@@ -272,15 +272,11 @@ def _tar_members(source: _Source, limits: ArchiveLimits) -> Iterator[Member]:
     pax: dict[str, bytes] = {}
     first = True
     while True:
-        if source.at_end():
+        block = b"" if source.at_end() else source.read(BLOCK)
+        if not any(block):  # no end-of-archive blocks (tolerated, as tar does), or the marker
             if long_name is not None or pax:
                 raise ArchiveError("the archive ends after an extended header")
-            return  # no end-of-archive blocks: tolerated, as tar does
-        block = source.read(BLOCK)
-        if not any(block):
-            if long_name is not None or pax:
-                raise ArchiveError("the archive ends after an extended header")
-            return  # the end-of-archive marker; whatever follows is not read
+            return  # whatever follows the marker is not read
         if not _checksum_ok(block):
             raise ArchiveError("not a readable tar archive (a header's checksum is wrong)" if not first else
                                "not a readable tar archive")
@@ -291,13 +287,7 @@ def _tar_members(source: _Source, limits: ArchiveLimits) -> Iterator[Member]:
             extensions += 1
             if extensions > 2 * limits.max_files + 8:
                 raise ArchiveError("too many extended headers", too_large=True)
-            if kind == b"K":
-                raise ArchiveError("a GNU long link name: links are not accepted")
-            cap = limits.max_header if kind != b"L" else limits.max_path + 1
-            if size > cap:
-                what = "a PAX header" if kind != b"L" else "a GNU long name"
-                raise ArchiveError(f"{what} of {size} bytes (the limit is {cap})", too_large=True)
-            data = source.read(-(-size // BLOCK) * BLOCK)[:size]
+            data = _extension_data(source, kind, size, limits)
             if kind == b"L":
                 long_name = _text(data.split(b"\0", 1)[0], "a long name")
             elif kind == b"x":
@@ -306,36 +296,60 @@ def _tar_members(source: _Source, limits: ArchiveLimits) -> Iterator[Member]:
                 _pax(data)  # a global header: checked, and ignored (it names no member)
             continue
         counter.member()
-        name = long_name
-        if "path" in pax:
-            name = _text(pax["path"], "a PAX path")
-        if name is None:
-            name = _text(block[0:100].split(b"\0", 1)[0], "a name")
-            prefix = block[345:500].split(b"\0", 1)[0]
-            if block[257:263] == b"ustar\0" and prefix:  # POSIX ustar: the name's leading part
-                name = _text(prefix, "a name") + "/" + name
+        name = _member_name(block, long_name, pax)
         if "size" in pax:
             if not pax["size"].isdigit() or len(pax["size"]) > 20:  # int() refuses thousands of digits
                 raise ArchiveError("a bad size in a PAX header")
             size = int(pax["size"])
         sparse = any(key.startswith("GNU.sparse.") for key in pax)
         long_name, pax = None, {}
-        parts = member_parts(name, limits)
-        executable = bool(_number(block[100:108], "mode") & 0o111)
-        padded = -(-size // BLOCK) * BLOCK
-        if kind in (b"0", b"\0", b"7") and not sparse and not (kind == b"\0" and name.endswith("/")):
-            counter.content(size)
-            content = source.read(padded)[:size]
-            yield Member(parts, name, "file", content, executable)
-        elif kind == b"5" or (kind == b"\0" and name.endswith("/")):
-            counter.content(size)  # a folder's data means nothing, but it is read all the same
-            source.read(padded)
-            yield Member(parts, name, "dir")
-        else:  # the caller refuses it (unless it drops it: litter such as __MACOSX); its data is skipped
-            counter.content(size)
-            source.read(padded)
-            detail = "a sparse file" if sparse else _TAR_KINDS.get(kind, f"an entry of type {kind!r}")
-            yield Member(parts, name, "special", detail=detail)
+        yield _tar_member(source, counter, block, name, size, sparse, limits)
+
+
+def _extension_data(source: _Source, kind: bytes, size: int, limits: ArchiveLimits) -> bytes:
+    """The data of an extended header (PAX, global PAX, GNU long name), its size bounded first."""
+    if kind == b"K":
+        raise ArchiveError("a GNU long link name: links are not accepted")
+    cap = limits.max_header if kind != b"L" else limits.max_path + 1
+    if size > cap:
+        what = "a PAX header" if kind != b"L" else "a GNU long name"
+        raise ArchiveError(f"{what} of {size} bytes (the limit is {cap})", too_large=True)
+    return source.read(-(-size // BLOCK) * BLOCK)[:size]
+
+
+def _member_name(block: bytes, long_name: str | None, pax: dict[str, bytes]) -> str:
+    """A member's name: the PAX path, else the GNU long name, else the header's (with ustar's prefix)."""
+    if "path" in pax:
+        return _text(pax["path"], "a PAX path")
+    if long_name is not None:
+        return long_name
+    name = _text(block[0:100].split(b"\0", 1)[0], "a name")
+    prefix = block[345:500].split(b"\0", 1)[0]
+    if block[257:263] == b"ustar\0" and prefix:  # POSIX ustar: the name's leading part
+        name = _text(prefix, "a name") + "/" + name
+    return name
+
+
+def _tar_member(source: _Source, counter: _Counter, block: bytes, name: str, size: int, sparse: bool,
+                limits: ArchiveLimits) -> Member:
+    """The member a header starts: a file with its content, a folder, or a special entry (its data skipped)."""
+    kind = block[156:157]
+    parts = member_parts(name, limits)
+    executable = bool(_number(block[100:108], "mode") & 0o111)
+    padded = -(-size // BLOCK) * BLOCK
+    if kind in (b"0", b"\0", b"7") and not sparse and not (kind == b"\0" and name.endswith("/")):
+        counter.content(size)
+        content = source.read(padded)[:size]
+        return Member(parts, name, "file", content, executable)
+    if kind == b"5" or (kind == b"\0" and name.endswith("/")):
+        counter.content(size)  # a folder's data means nothing, but it is read all the same
+        source.read(padded)
+        return Member(parts, name, "dir")
+    # the caller refuses it (unless it drops it: litter such as __MACOSX); its data is skipped
+    counter.content(size)
+    source.read(padded)
+    detail = "a sparse file" if sparse else _TAR_KINDS.get(kind, f"an entry of type {kind!r}")
+    return Member(parts, name, "special", detail=detail)
 
 
 # --- zip --------------------------------------------------------------------------------

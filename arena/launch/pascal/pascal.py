@@ -470,20 +470,8 @@ def compile_module(source: Path, *, sandbox: Sandbox = Sandbox.AUTO, contest: bo
         raise LaunchError(f"cannot create the Pascal build cache {root}: {exc.strerror}") from None
     staging = build
     try:
-        _write_sources(build, unit, data, includes)
-        command = (fpc, *FPC_FLAGS, f"-FU{build / 'units'}", f"-FE{build}", f"{HOST}.pas")
-        started = time.monotonic()
-        try:
-            done = run_compiler(command, build, isolation)
-        except subprocess.TimeoutExpired:
-            raise LaunchError(f"{source.name}: fpc did not finish within {COMPILE_TIMEOUT_S:.0f} s") from None
-        except OSError as exc:
-            raise LaunchError(f"cannot run {fpc}: {exc.strerror}") from None
-        (build / "compile.log").write_text(done.stdout + done.stderr)
-        if done.returncode != 0 or not (build / LIBRARY).is_file():
-            raise LaunchError(first_error(done.stdout + done.stderr, unit, source.name, includes))
-        log.info("compiled %s in %.2f s (sandbox %s) into %s", source, time.monotonic() - started,
-                 isolation.mode, final)
+        seconds = _build(source, build, fpc, unit, data, includes, isolation)
+        log.info("compiled %s in %.2f s (sandbox %s) into %s", source, seconds, isolation.mode, final)
         if holder != build:  # built in /tmp: copied into the cache by the arena's user
             staging = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
             shutil.copytree(build, staging, symlinks=True, dirs_exist_ok=True)
@@ -504,6 +492,24 @@ def compile_module(source: Path, *, sandbox: Sandbox = Sandbox.AUTO, contest: bo
     if contest:
         _check_static_data(final, unit, source.name)
     return [str(program)]
+
+
+def _build(source: Path, build: Path, fpc: str, unit: str, data: bytes, includes: Mapping[str, bytes],
+           isolation: Isolation) -> float:
+    """Write the module and its generated host into build and compile them there with fpc in the sandbox; the seconds taken."""
+    _write_sources(build, unit, data, includes)
+    command = (fpc, *FPC_FLAGS, f"-FU{build / 'units'}", f"-FE{build}", f"{HOST}.pas")
+    started = time.monotonic()
+    try:
+        done = run_compiler(command, build, isolation)
+    except subprocess.TimeoutExpired:
+        raise LaunchError(f"{source.name}: fpc did not finish within {COMPILE_TIMEOUT_S:.0f} s") from None
+    except OSError as exc:
+        raise LaunchError(f"cannot run {fpc}: {exc.strerror}") from None
+    (build / "compile.log").write_text(done.stdout + done.stderr)
+    if done.returncode != 0 or not (build / LIBRARY).is_file():
+        raise LaunchError(first_error(done.stdout + done.stderr, unit, source.name, includes))
+    return time.monotonic() - started
 
 
 def _check_static_data(build: Path, unit: str, shown: str) -> None:

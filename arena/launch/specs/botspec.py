@@ -242,47 +242,14 @@ def _parse(text: str, game: str, options: dict[str, Any] | None, display: str) -
     text = text.strip()
     for prefix, kind in (("exec:", BotKind.EXEC), ("stdio:", BotKind.STDIO)):
         if text.startswith(prefix):
-            try:
-                words = shlex.split(text[len(prefix):])
-            except ValueError as exc:
-                raise BotSpecError(f"{text!r}: {exc}") from None
-            if not words:
-                raise BotSpecError(f"{text!r}: {prefix} needs a command")
-            argv = tuple(_absolute_words(words))
-            return BotSpec(text, kind, shlex.join(words), argv, options, display, files=own_files_dir(argv),
-                           wire=Wire.PIPES if kind == BotKind.STDIO else Wire.ZEROMQ)
+            return _parse_command(text, prefix, kind, options, display)
     if text.startswith("remote:"):
-        name = text[len("remote:"):]
-        if not KEY_NAME.fullmatch(name):
-            raise BotSpecError(f"{text!r}: remote:NAME names the bot's key file NAME.key (letters, digits, '_', "
-                               "'.', '-')")
-        if options:
-            raise BotOptionsError(f"bad options for {text}: a remote bot takes no options")
-        return BotSpec(text, BotKind.REMOTE, name, (), {}, display)
+        return _parse_remote(text, options, display)
     if text.startswith("pascal:"):
-        rest = text[len("pascal:"):]
-        head, sep, tail = rest.rpartition(":")
-        if sep and "=" in tail:  # pascal:PATH[:rules=fpc]
-            rest, options = head, {**parse_options(tail), **options}
-        path = Path(rest)
-        if not path.is_file():
-            raise BotSpecError(f"no such Pascal module: {path}")
-        interface = pascal_interface(game)
-        _check_pascal(path, text, options)
-        # The command is known only once the module is compiled, at launch.
-        return BotSpec(text, BotKind.PASCAL, str(path.resolve()), (), options, display, interface=interface)
+        return _parse_pascal(text, game, options, display)
     head, sep, tail = text.partition(":")
     if head.endswith(".py"):
-        path = Path(head)
-        if not path.is_file():
-            raise BotSpecError(f"no such bot file: {head}")
-        class_name, _, option_text = tail.partition(":")  # path.py[:Class][:key=value,...]
-        if "=" in class_name:
-            class_name, option_text = "", tail
-        options = {**parse_options(option_text), **options}
-        target = str(path.resolve()) + (f":{class_name}" if class_name else "")
-        return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options, Wire.ZEROMQ), options, display,
-                       files=_file_folder(path))
+        return _parse_file(text, head, tail, options, display)
     registered = registered_bot(game, head)
     if registered is not None:
         if sep:
@@ -302,3 +269,56 @@ def _parse(text: str, game: str, options: dict[str, Any] | None, display: str) -
         f"unknown bot {text!r} for {game} (registered: {known}; or path/bot.py, module:Class, "
         "exec:COMMAND, stdio:COMMAND, pascal:unit.pas, remote:NAME)"
     )
+
+
+def _parse_command(text: str, prefix: str, kind: BotKind, options: dict[str, Any], display: str) -> BotSpec:
+    """`exec:COMMAND` or `stdio:COMMAND`: a program of the user's, its words split as a shell would."""
+    try:
+        words = shlex.split(text[len(prefix):])
+    except ValueError as exc:
+        raise BotSpecError(f"{text!r}: {exc}") from None
+    if not words:
+        raise BotSpecError(f"{text!r}: {prefix} needs a command")
+    argv = tuple(_absolute_words(words))
+    return BotSpec(text, kind, shlex.join(words), argv, options, display, files=own_files_dir(argv),
+                   wire=Wire.PIPES if kind == BotKind.STDIO else Wire.ZEROMQ)
+
+
+def _parse_remote(text: str, options: dict[str, Any], display: str) -> BotSpec:
+    """`remote:NAME`: a bot that connects from elsewhere with the key NAME.key; it takes no options."""
+    name = text[len("remote:"):]
+    if not KEY_NAME.fullmatch(name):
+        raise BotSpecError(f"{text!r}: remote:NAME names the bot's key file NAME.key (letters, digits, '_', "
+                           "'.', '-')")
+    if options:
+        raise BotOptionsError(f"bad options for {text}: a remote bot takes no options")
+    return BotSpec(text, BotKind.REMOTE, name, (), {}, display)
+
+
+def _parse_pascal(text: str, game: str, options: dict[str, Any], display: str) -> BotSpec:
+    """`pascal:PATH[:rules=fpc]`: a contest module, checked now, compiled at launch."""
+    rest = text[len("pascal:"):]
+    head, sep, tail = rest.rpartition(":")
+    if sep and "=" in tail:  # pascal:PATH[:rules=fpc]
+        rest, options = head, {**parse_options(tail), **options}
+    path = Path(rest)
+    if not path.is_file():
+        raise BotSpecError(f"no such Pascal module: {path}")
+    interface = pascal_interface(game)
+    _check_pascal(path, text, options)
+    # The command is known only once the module is compiled, at launch.
+    return BotSpec(text, BotKind.PASCAL, str(path.resolve()), (), options, display, interface=interface)
+
+
+def _parse_file(text: str, head: str, tail: str, options: dict[str, Any], display: str) -> BotSpec:
+    """`path/bot.py[:Class][:key=value,...]`: a Python bot of the user's."""
+    path = Path(head)
+    if not path.is_file():
+        raise BotSpecError(f"no such bot file: {head}")
+    class_name, _, option_text = tail.partition(":")  # path.py[:Class][:key=value,...]
+    if "=" in class_name:
+        class_name, option_text = "", tail
+    options = {**parse_options(option_text), **options}
+    target = str(path.resolve()) + (f":{class_name}" if class_name else "")
+    return BotSpec(text, BotKind.PYTHON, target, _python_argv(target, options, Wire.ZEROMQ), options, display,
+                   files=_file_folder(path))

@@ -279,13 +279,30 @@ class _Verifier:
 
     def _check_rows(self, meta: dict[str, Any], config: dict[str, Any], ordered: list[MatchRecord],
                     written: list[MatchRecord]) -> None:
-        players, bots, setups = int(config["players"]), config["bots"], config["setups"]
         # Knockout and Swiss rounds follow from the rows themselves: a forged result would pair other
         # bots next, and the rows of those pairings would then be "not scheduled".
         plan = plan_of(config)
         schedule = {task.match: task for task in plan.tasks({r.match: r for r in ordered})}
         self.report.matches = len(ordered)
         counts = Counter(r.match for r in ordered)
+        malformed = self._check_shapes(config, ordered, counts, schedule)
+        self.report.scheduled = len(schedule)
+        self._check_unplayed(config, written, [(m, (t.setup, t.round)) for m, t in schedule.items() if m not in counts])
+        jobs = self._log_jobs(config, ordered, schedule, malformed)
+        self._check_forfeits(config, schedule, [r for r in written if r.match not in malformed])
+        for readable, problems in self._run_jobs(jobs):
+            self.report.logs += readable
+            self.report.problems += problems
+        self._check_stray_logs(counts, schedule)
+        if malformed:
+            self.problem(f"{self.dir}: reports not compared: the store holds malformed rows")
+            return
+        self._check_reports(meta, int(config["players"]), ordered, written)
+
+    def _check_shapes(self, config: dict[str, Any], ordered: list[MatchRecord], counts: Counter[str],
+                      schedule: dict[str, MatchTask]) -> set[str]:
+        """Rows of the wrong shape, twice or not scheduled, each told; the malformed ones' matches."""
+        players, bots, setups = int(config["players"]), config["bots"], config["setups"]
         malformed = set()
         for record in ordered:
             shape = row_shape(record, players, len(bots), len(setups))
@@ -298,8 +315,11 @@ class _Verifier:
         for match in counts:
             if match not in schedule:
                 self.problem(f"match {match}: a result row, but no such match is scheduled")
-        self.report.scheduled = len(schedule)
-        unplayed = [(m, (t.setup, t.round)) for m, t in schedule.items() if m not in counts]
+        return malformed
+
+    def _check_unplayed(self, config: dict[str, Any], written: list[MatchRecord],
+                        unplayed: list[tuple[str, tuple[int, int]]]) -> None:
+        """The scheduled matches without a row: still to play, or never to be (a series its SPRT stopped)."""
         if config.get("sprt") is not None:  # a series stopped by its SPRT: the rest was never to be played
             try:
                 settings = sprt_settings(config["sprt"])
@@ -307,14 +327,19 @@ class _Verifier:
                 self.problem(f"{self.dir}: the stored SPRT settings cannot be used: {exc}")
                 settings = None
             if settings is not None:
-                self.report.unplayed, self.report.unplayed_why = unplayed_problems(settings, players, written,
-                                                                                   unplayed)
+                self.report.unplayed, self.report.unplayed_why = unplayed_problems(
+                    settings, int(config["players"]), written, unplayed)
         else:
             self.report.unplayed = [match for match, _ in unplayed]
         for match in self.report.unplayed:
             if (self.dir / "logs" / f"{match}{LOG_SUFFIX}").exists():
                 self.problem(f"match {match}: no result row, but its log exists (a game in flight when the run "
                              "stopped, or a row deleted)")
+
+    def _log_jobs(self, config: dict[str, Any], ordered: list[MatchRecord], schedule: dict[str, MatchTask],
+                  malformed: set[str]) -> list[LogJob]:
+        """Each well-formed scheduled row checked against its task, and the log of each played one to replay."""
+        bots, setups = config["bots"], config["setups"]
         jobs = []
         key, signed = self._key()
         for record in ordered:
@@ -322,29 +347,27 @@ class _Verifier:
             if task is None or record.match in malformed:
                 continue
             self._check_task(record, task, [bots[b]["name"] for b in task.bots])
-            if record.played:
-                if record.reason == FORFEIT:
-                    self.problem(f"match {record.match}: reason forfeit, but the row says it was played")
-                shown = self.dir / "logs" / f"{record.match}{LOG_SUFFIX}"
-                if not record.log:
-                    self.problem(f"match {record.match}: played, but the row names no log (logs = false?)")
-                    continue
-                if record.log != f"logs/{record.match}{LOG_SUFFIX}":
-                    self.problem(f"match {record.match}: the row names the log {record.log!r}, "
-                                 f"not logs/{record.match}{LOG_SUFFIX}")
-                jobs.append(LogJob(
-                    str(shown), str(shown), key, signed, record.match, record.seed, config["game"],
-                    setups[record.setup]["setup"], config["clock"], tuple(record.names),
-                    tuple(bots[b]["spec"] for b in record.bots), tuple(record.scores), tuple(record.ranks),
-                    record.reason, record.offender, record.plies, record.detail))
-        self._check_forfeits(config, schedule, [r for r in written if r.match not in malformed])
-        for readable, problems in self._run_jobs(jobs):
-            self.report.logs += readable
-            self.report.problems += problems
-        self._check_stray_logs(counts, schedule)
-        if malformed:
-            self.problem(f"{self.dir}: reports not compared: the store holds malformed rows")
-            return
+            if not record.played:
+                continue
+            if record.reason == FORFEIT:
+                self.problem(f"match {record.match}: reason forfeit, but the row says it was played")
+            shown = self.dir / "logs" / f"{record.match}{LOG_SUFFIX}"
+            if not record.log:
+                self.problem(f"match {record.match}: played, but the row names no log (logs = false?)")
+                continue
+            if record.log != f"logs/{record.match}{LOG_SUFFIX}":
+                self.problem(f"match {record.match}: the row names the log {record.log!r}, "
+                             f"not logs/{record.match}{LOG_SUFFIX}")
+            jobs.append(LogJob(
+                str(shown), str(shown), key, signed, record.match, record.seed, config["game"],
+                setups[record.setup]["setup"], config["clock"], tuple(record.names),
+                tuple(bots[b]["spec"] for b in record.bots), tuple(record.scores), tuple(record.ranks),
+                record.reason, record.offender, record.plies, record.detail))
+        return jobs
+
+    def _check_reports(self, meta: dict[str, Any], players: int, ordered: list[MatchRecord],
+                       written: list[MatchRecord]) -> None:
+        """standings.json, standings.md and matches.csv against the standings the rows give."""
         if self.report.unplayed and not any((self.dir / name).exists() for name in (STANDINGS_JSON, STANDINGS_MD,
                                                                                      MATCHES_CSV)):
             self.report.reports_pending = True  # a run writes them when it ends

@@ -115,46 +115,9 @@ def compute(meta: dict[str, Any], records: list[MatchRecord], written_order: lis
     players = int(config["players"])
     bots = [BotStanding(i, b["name"], b["spec"]) for i, b in enumerate(config["bots"])]
     n = len(bots)
-    rule = StrikeRule(config["strikes"]["max_strikes"], tuple(config["strikes"]["reasons"]))
-    book = StrikeBook(rule, n)
-    for record in written_order:
-        book.observe(record)
-    for bot in bots:
-        bot.strikes = book.strikes[bot.index]
-        bot.disqualified_at = book.disqualified.get(bot.index)
-        bot.disqualifying_strikes = rule.max_strikes if bot.disqualified_at is not None else 0
-    for record in records:
-        out = forfeited_seats(record)
-        for seat, index in enumerate(record.bots):
-            bot = bots[index]
-            bot.games += 1
-            if record.played:
-                bot.played += 1
-                bot.score_sum += record.scores[seat]
-            if players > 1:  # solo ranks come from the duplicate comparisons below
-                bot.rank_sum += record.ranks[seat]
-                bot.firsts += record.played and record.ranks[seat] == 1
-            if seat in out:
-                bot.forfeits += 1
-            if record.offender == seat and record.reason in FAILURES:
-                bot.failures[record.reason] = bot.failures.get(record.reason, 0) + 1
-    cross = [[(0.0, 0) for _ in range(n)] for _ in range(n)]
-    for group in comparisons(records, players):
-        if players == 1:
-            for entry in group:
-                bots[entry.bot].rank_sum += entry.rank
-                bots[entry.bot].firsts += not entry.forfeited and entry.rank == 1
-        for i, a in enumerate(group):
-            for b in group[i + 1:]:
-                pa, pb = pair_points(a, b)
-                cross[a.bot][b.bot] = (cross[a.bot][b.bot][0] + pa, cross[a.bot][b.bot][1] + 1)
-                cross[b.bot][a.bot] = (cross[b.bot][a.bot][0] + pb, cross[b.bot][a.bot][1] + 1)
-                if players == 2:
-                    for entry, got in ((a, pa), (b, pb)):
-                        bot = bots[entry.bot]
-                        bot.wins += got == 1.0
-                        bot.draws += got == 0.5
-                        bot.losses += got == 0.0
+    _count_strikes(bots, config, written_order)
+    _count_games(bots, records, players)
+    cross = _crosstable(bots, records, players)
     for bot in bots:
         bot.points = sum(p for p, _ in cross[bot.index])
         bot.comparisons = sum(c for _, c in cross[bot.index])
@@ -179,6 +142,60 @@ def compute(meta: dict[str, Any], records: list[MatchRecord], written_order: lis
         format=config.get("format", "round-robin"), format_summary=plan.summary(results, [b.name for b in bots]),
         complete=finished,
     )
+
+
+def _count_strikes(bots: list[BotStanding], config: dict[str, Any], written_order: list[MatchRecord]) -> None:
+    """Each bot's strikes and disqualification, counted in the order the rows were written."""
+    rule = StrikeRule(config["strikes"]["max_strikes"], tuple(config["strikes"]["reasons"]))
+    book = StrikeBook(rule, len(bots))
+    for record in written_order:
+        book.observe(record)
+    for bot in bots:
+        bot.strikes = book.strikes[bot.index]
+        bot.disqualified_at = book.disqualified.get(bot.index)
+        bot.disqualifying_strikes = rule.max_strikes if bot.disqualified_at is not None else 0
+
+
+def _count_games(bots: list[BotStanding], records: list[MatchRecord], players: int) -> None:
+    """Each bot's games, played games, scores, ranks, wins of first place, forfeits and failures."""
+    for record in records:
+        out = forfeited_seats(record)
+        for seat, index in enumerate(record.bots):
+            bot = bots[index]
+            bot.games += 1
+            if record.played:
+                bot.played += 1
+                bot.score_sum += record.scores[seat]
+            if players > 1:  # solo ranks come from the duplicate comparisons below
+                bot.rank_sum += record.ranks[seat]
+                bot.firsts += record.played and record.ranks[seat] == 1
+            if seat in out:
+                bot.forfeits += 1
+            if record.offender == seat and record.reason in FAILURES:
+                bot.failures[record.reason] = bot.failures.get(record.reason, 0) + 1
+
+
+def _crosstable(bots: list[BotStanding], records: list[MatchRecord], players: int) -> list[list[tuple[float, int]]]:
+    """Points and comparisons of each bot against each other; solo ranks and two-player wins on the way."""
+    n = len(bots)
+    cross = [[(0.0, 0) for _ in range(n)] for _ in range(n)]
+    for group in comparisons(records, players):
+        if players == 1:
+            for entry in group:
+                bots[entry.bot].rank_sum += entry.rank
+                bots[entry.bot].firsts += not entry.forfeited and entry.rank == 1
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                pa, pb = pair_points(a, b)
+                cross[a.bot][b.bot] = (cross[a.bot][b.bot][0] + pa, cross[a.bot][b.bot][1] + 1)
+                cross[b.bot][a.bot] = (cross[b.bot][a.bot][0] + pb, cross[b.bot][a.bot][1] + 1)
+                if players == 2:
+                    for entry, got in ((a, pa), (b, pb)):
+                        bot = bots[entry.bot]
+                        bot.wins += got == 1.0
+                        bot.draws += got == 0.5
+                        bot.losses += got == 0.0
+    return cross
 
 
 def _ratings(records: list[MatchRecord], players: int, n: int) -> list[Rating]:
