@@ -526,7 +526,7 @@ def _check_static_data(build: Path, unit: str, shown: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m arena.launch.pascal.pascal [--sandbox MODE] unit.pas…`: compile modules, print each program or its error."""
+    """`python -m arena.launch.pascal [--sandbox MODE] unit.pas…`: compile modules, print each program or its error."""
     names = list(argv if argv is not None else sys.argv[1:])
     sandbox = Sandbox.AUTO
     if len(names) >= 2 and names[0] == "--sandbox":
