@@ -46,37 +46,30 @@ def find_game(name: str) -> Game:
         raise CliError(str(exc)) from None
 
 
+def _number(text: str, kind: type[int] | type[float], least: float, above: bool, refusal: str) -> Any:
+    """text as an int or float of at least least (above: more than it); ArgumentTypeError saying which."""
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
+    if not (value > least if above else value >= least):
+        raise argparse.ArgumentTypeError(f"{text!r} {refusal}")
+    return value
+
+
 def non_negative_int(text: str) -> int:
     """An integer of at least 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
-    return value
+    return int(_number(text, int, 0, False, "must not be negative"))
 
 
 def positive_int(text: str) -> int:
     """An integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-    return value
+    return int(_number(text, int, 1, False, "must be positive"))
 
 
 def positive_seconds(text: str) -> float:
     """A number of seconds above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-    return value
+    return float(_number(text, float, 0, True, "must be positive"))
 
 
 def resolve_setup(game_name: str, setup_file: str | None, sets: list[str], players: int, seed: int) -> dict[str, Any]:

@@ -46,9 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.clock import ClockSettings  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.launch.botspec import Wire, parse_bot_spec  # noqa: E402
-from arena.launch.process import BotProcess, Limits  # noqa: E402
-from arena.launch.sandbox import Sandbox  # noqa: E402
+from arena.launch.specs.botspec import Wire, parse_bot_spec  # noqa: E402
+from arena.launch.processes.process import BotProcess, Limits  # noqa: E402
+from arena.launch.sandbox.sandbox import Sandbox  # noqa: E402
 from arena.logs.matchlog import LogWriter  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
 from arena.match.onematch import launch_player, shutdown  # noqa: E402
@@ -306,15 +306,8 @@ def remote_pair(matches: int, size: int) -> tuple[float, float]:
     return statistics.median(figures[False]), statistics.median(figures[True])
 
 
-def floor_us_per_ply(matches: int, size: int) -> float:
-    """Wall time per ply of the least a Python referee can do with the same bots and the same wire.
-
-    One poll on the seat's socket, receive, unpack, apply, pack the next turn, send: no clocks,
-    no checks, no log, no death or disconnect watch. What the referee adds is measured against it.
-    """
-    game = get_game("blocking")
-    hub = Hub()
-    spec = parse_bot_spec(f"{INSTANT}:InstantBot", "blocking")
+def _raw_seats(hub: Hub, spec: Any) -> tuple[list[tuple[Any, int, Any, Any]], list[BotProcess]]:
+    """Two bot processes, each on a raw ZMTP connection of the bench's own (its hello read and ignored)."""
     links, processes = [], []
     for _ in range(2):
         peer = hub.expect()
@@ -327,6 +320,19 @@ def floor_us_per_ply(matches: int, size: int) -> float:
         _frames(conn, decoder, poller)  # hello: the token is the bench's own business here
         links.append((conn, fd, decoder, poller))
         processes.append(process)
+    return links, processes
+
+
+def floor_us_per_ply(matches: int, size: int) -> float:
+    """Wall time per ply of the least a Python referee can do with the same bots and the same wire.
+
+    One poll on the seat's socket, receive, unpack, apply, pack the next turn, send: no clocks,
+    no checks, no log, no death or disconnect watch. What the referee adds is measured against it.
+    """
+    game = get_game("blocking")
+    hub = Hub()
+    spec = parse_bot_spec(f"{INSTANT}:InstantBot", "blocking")
+    links, processes = _raw_seats(hub, spec)
 
     def ask(seat: int, message: dict[str, Any]) -> dict[str, Any]:
         conn, fd, decoder, poller = links[seat]

@@ -1,4 +1,4 @@
-"""The peeking bot beside its control over 200 games each (tests/launch/test_peeking.py plays 40 and 10).
+"""The peeking bot beside its control over 200 games each (tests/launch/sandbox/test_peeking.py plays 40 and 10).
 
     python bench/peeking.py [--games N] [--leaky N] [--workers N] [--standard]
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.launch.test_peeking import BATTLESHIP, GOOFSPIEL, Game, role, tournament  # noqa: E402
+from tests.launch.sandbox.test_peeking import BATTLESHIP, GOOFSPIEL, Game, role, tournament  # noqa: E402
 
 STANDARD = {"size": 10, "fleet": [5, 4, 3, 3, 2]}
 

@@ -24,9 +24,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.tournament.config import TournamentConfig, config_from_data  # noqa: E402
-from arena.tournament.coordinator import RunOptions, make_executor  # noqa: E402
-from arena.tournament.formats import plan_for  # noqa: E402
+from arena.tournament.plan.config import TournamentConfig, config_from_data  # noqa: E402
+from arena.tournament.run.coordinator import RunOptions, make_executor  # noqa: E402
+from arena.tournament.results.formats import plan_for  # noqa: E402
 
 
 def config(bots: int, matches: int) -> TournamentConfig:

@@ -22,6 +22,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -45,23 +46,8 @@ def main() -> None:
         names = [f"e{i:03d}" for i in range(args.entrants)]
         server.add(*names)
         server.start()
-        uploaded: dict[str, tuple[int, float]] = {}
-        errors: list[str] = []
-
-        def submit(name: str, index: int) -> None:
-            filename, data = ("fewest.py", FEWEST) if index % 2 == 0 else ("cbot.c", CBOT)
-            answer = server.submit(name, filename, data)
-            if answer.status_code == 201:
-                uploaded[name] = (answer.json()["id"], time.time())
-            else:
-                errors.append(f"{name}: {answer.status_code} {answer.text}")
-
         started = time.time()
-        threads = [threading.Thread(target=submit, args=(name, i)) for i, name in enumerate(names)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        uploaded, errors = _upload_all(server, names)
         upload_s = time.time() - started
         db_path = server.state / "server.db"
 
@@ -94,6 +80,27 @@ def main() -> None:
         "upload_to_first_game_s": {"median": round(statistics.median(to_game), 1), "max": round(max(to_game), 1)},
         "ladder_games_per_min": round((after - before) * 60 / args.window, 1), "void_games": void,
     }))
+
+
+def _upload_all(server: Any, names: list[str]) -> tuple[dict[str, tuple[int, float]], list[str]]:
+    """Every entrant uploads at once, Python and C alternately: the accepted (version id, time), the refusals."""
+    uploaded: dict[str, tuple[int, float]] = {}
+    errors: list[str] = []
+
+    def submit(name: str, index: int) -> None:
+        filename, data = ("fewest.py", FEWEST) if index % 2 == 0 else ("cbot.c", CBOT)
+        answer = server.submit(name, filename, data)
+        if answer.status_code == 201:
+            uploaded[name] = (answer.json()["id"], time.time())
+        else:
+            errors.append(f"{name}: {answer.status_code} {answer.text}")
+
+    threads = [threading.Thread(target=submit, args=(name, i)) for i, name in enumerate(names)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return uploaded, errors
 
 
 def _first_games(db_path: Path) -> dict[int, float]:

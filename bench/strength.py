@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.blocking.rules import neighbourhoods
-from arena.tournament.config import config_from_data
-from arena.tournament.coordinator import Coordinator, RunOptions
-from arena.tournament.standings import Standings
+from arena.tournament.plan.config import config_from_data
+from arena.tournament.run.coordinator import Coordinator, RunOptions
+from arena.tournament.results.standings import Standings
 
 SOLVER_SECONDS = 30.0  # per blocking board whose outcome the bench computes with the solver
 SOLVER_CELLS = 100  # larger boards are left unknown (out of the solver's reach anyway)

@@ -31,7 +31,7 @@ from typing import Any
 
 from strength import run  # bench/ is on the path when a bench script runs
 
-from arena.tournament.standings import Standings
+from arena.tournament.results.standings import Standings
 
 
 def tenten_config(games: int, max_rounds: int, budget_ms: int) -> dict[str, Any]:

@@ -27,15 +27,15 @@ from pathlib import Path
 
 from arena.games import get_game
 from arena.match.onematch import MatchPlan, play_match
-from arena.tournament.config import (
+from arena.tournament.plan.config import (
     TournamentConfig,
     config_from_data,
     default_concurrency,
 )
-from arena.tournament.coordinator import Coordinator, RunOptions
-from arena.tournament.formats import plan_for
-from arena.tournament.executors import make_plan
-from arena.tournament.worker import MatchRunner
+from arena.tournament.run.coordinator import Coordinator, RunOptions
+from arena.tournament.results.formats import plan_for
+from arena.tournament.workers.executors import make_plan
+from arena.tournament.workers.worker import MatchRunner
 
 BOTS = 4
 

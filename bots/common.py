@@ -68,3 +68,14 @@ class GameBot(Bot):
     def choose(self, state: State, time_left_ms: int) -> Move:
         """Return the move to play in state (self.seat is to move)."""
         raise NotImplementedError
+
+
+class RandomBot(GameBot):
+    """A uniformly random legal move of its seat (seeded): a game's bots name it for their game."""
+
+    name = "random"
+    strength = 1
+    description = "uniformly random legal move"
+
+    def choose(self, state: State, time_left_ms: int) -> Move:
+        return self.rng.choice(state.moves_of(self.seat))

@@ -1,7 +1,7 @@
 """A Turbo Pascal contest module, compiled into a library, served as a Bot (SPEC.md section 12).
 
 The arena compiles a contest module together with a generated library
-(arena/launch/pascal_host.py) that exports `arena_init(sec)` and `arena_turn(d, sec)`;
+(arena/launch/pascal/pascal_host.py) that exports `arena_init(sec)` and `arena_turn(d, sec)`;
 `python -m protocol.run --pascal LIBRARY --interface MODULE` loads it here and serves it over
 either wire. What the module sees of a game is the game's own: MODULE (its folder's pascal.py)
 says which pairs to write to `board.dat` before each InitGame (little-endian signed 16-bit

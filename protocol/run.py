@@ -180,20 +180,7 @@ def serve_remote(bot: Bot, endpoint: str, server_key: bytes | None, public: byte
     import zmq.utils.monitor
 
     context = zmq.Context()
-    sock = context.socket(zmq.DEALER)
-    if server_key is not None:
-        sock.curve_serverkey, sock.curve_publickey, sock.curve_secretkey = server_key, public, secret
-    else:
-        sock.routing_id = (name or "bot").encode()
-    sock.setsockopt(zmq.HEARTBEAT_IVL, REMOTE_HEARTBEAT_MS)
-    sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, REMOTE_HEARTBEAT_MS * 3)
-    sock.setsockopt(zmq.RECONNECT_IVL, 100)
-    sock.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
-    sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES * 16)
-    sock.linger = 1000
-    failed = zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-    monitor = sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED | failed)
-    sock.connect(endpoint)
+    sock, monitor = _remote_socket(context, endpoint, server_key, public, secret, name)
     hello = encode(hello_message("", name or bot.name or type(bot).__name__))
     poller = zmq.Poller()
     poller.register(monitor, zmq.POLLIN)
@@ -235,6 +222,28 @@ def serve_remote(bot: Bot, endpoint: str, server_key: bytes | None, public: byte
         monitor.close(linger=0)
         sock.close()
         context.term()
+
+
+def _remote_socket(context: Any, endpoint: str, server_key: bytes | None, public: bytes, secret: bytes,
+                   name: str) -> tuple[Any, Any]:
+    """A remote bot's DEALER socket, connected, with heartbeats and reconnection, and its handshake monitor."""
+    import zmq
+
+    sock = context.socket(zmq.DEALER)
+    if server_key is not None:
+        sock.curve_serverkey, sock.curve_publickey, sock.curve_secretkey = server_key, public, secret
+    else:
+        sock.routing_id = (name or "bot").encode()
+    sock.setsockopt(zmq.HEARTBEAT_IVL, REMOTE_HEARTBEAT_MS)
+    sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, REMOTE_HEARTBEAT_MS * 3)
+    sock.setsockopt(zmq.RECONNECT_IVL, 100)
+    sock.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
+    sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES * 16)
+    sock.linger = 1000
+    failed = zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+    monitor = sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED | failed)
+    sock.connect(endpoint)
+    return sock, monitor
 
 
 def protocol_pipes() -> tuple[int, int]:

@@ -149,33 +149,15 @@ class Decoder:
         buffer = self.buffer
         buffer += data
         try:
-            if not self.greeted:
-                if len(buffer) < GREETING_BYTES:
-                    if buffer and (buffer[0] != 0xFF or (len(buffer) >= 10 and buffer[9] & 1 != 1)):
-                        raise ZmtpError("not a ZMTP greeting")  # early: a stranger's bytes are not awaited
-                    return events
-                check_greeting(bytes(buffer[:GREETING_BYTES]))
-                del buffer[:GREETING_BYTES]
-                self.greeted = True
+            if not self.greeted and not self._greet(buffer):
+                return events
             at = 0
             end = len(buffer)
             while end - at >= 2:
-                flags = buffer[at]
-                if flags & ~(MORE | LONG | COMMAND):
-                    raise ZmtpError(f"frame flags {flags:#04x}")
-                if flags & LONG:
-                    if end - at < 9:
-                        break
-                    (size,) = _LONG_SIZE.unpack_from(buffer, at + 1)
-                    head = 9
-                else:
-                    size = buffer[at + 1]
-                    head = 2
-                if flags & COMMAND:
-                    if size > MAX_COMMAND_BYTES:
-                        raise ZmtpError(f"a command of {size} bytes")
-                elif size > self.max_message - self._size:
-                    raise ZmtpError(f"a message of more than {self.max_message} bytes")
+                frame = self._frame_head(buffer, at, end)
+                if frame is None:
+                    break
+                flags, head, size = frame
                 if end - at < head + size:
                     break
                 body = bytes(buffer[at + head:at + head + size])
@@ -202,6 +184,37 @@ class Decoder:
         del buffer[:at]
         self._fast = self._short and not buffer and not self._frames and self.ready
         return events
+
+    def _greet(self, buffer: bytearray) -> bool:
+        """Check the peer's greeting and take it from the buffer; False while it is not whole yet."""
+        if len(buffer) < GREETING_BYTES:
+            if buffer and (buffer[0] != 0xFF or (len(buffer) >= 10 and buffer[9] & 1 != 1)):
+                raise ZmtpError("not a ZMTP greeting")  # early: a stranger's bytes are not awaited
+            return False
+        check_greeting(bytes(buffer[:GREETING_BYTES]))
+        del buffer[:GREETING_BYTES]
+        self.greeted = True
+        return True
+
+    def _frame_head(self, buffer: bytearray, at: int, end: int) -> tuple[int, int, int] | None:
+        """(flags, header bytes, body bytes) of the frame at `at`, checked against the limits; None until its header is whole."""
+        flags = buffer[at]
+        if flags & ~(MORE | LONG | COMMAND):
+            raise ZmtpError(f"frame flags {flags:#04x}")
+        if flags & LONG:
+            if end - at < 9:
+                return None
+            (size,) = _LONG_SIZE.unpack_from(buffer, at + 1)
+            head = 9
+        else:
+            size = buffer[at + 1]
+            head = 2
+        if flags & COMMAND:
+            if size > MAX_COMMAND_BYTES:
+                raise ZmtpError(f"a command of {size} bytes")
+        elif size > self.max_message - self._size:
+            raise ZmtpError(f"a message of more than {self.max_message} bytes")
+        return flags, head, size
 
     def _command(self, body: bytes, flags: int) -> tuple[str, Any] | None:
         if flags & MORE:

@@ -9,7 +9,7 @@ os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="arena-test-config-")
 
 # The session adopts every orphan of the bots it starts (as a referee does), so the checks
 # for surviving bot processes count them as descendants of this process, and only them.
-from arena.launch.isolation import become_subreaper  # noqa: E402
+from arena.launch.processes.isolation import become_subreaper  # noqa: E402
 
 become_subreaper()
 

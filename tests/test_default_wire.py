@@ -23,7 +23,7 @@ from arena.server.state.config import UploadLimits
 from arena.server.state.layout import add_support
 from arena.server.uploads.sources import read_upload
 from arena.setups import complete_setup
-from arena.tournament.config import ConfigError, bot_entries, config_from_data
+from arena.tournament.plan.config import ConfigError, bot_entries, config_from_data
 from tests.helpers import ROOT, require
 from tests.tournament.helpers import cli, write_config
 

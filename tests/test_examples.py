@@ -12,8 +12,8 @@ import pytest
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.outcomes import FAILURES
-from arena.tournament.config import config_from_data
-from arena.tournament.coordinator import Coordinator, RunOptions
+from arena.tournament.plan.config import config_from_data
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 from tests.helpers import ROOT, require, run
 
 EXAMPLES = ROOT / "bots" / "examples"

@@ -3,10 +3,12 @@
 An `ast` walk over every module of `protocol/`, `arena/` and `bots/` (imports inside
 functions included, relative ones resolved): each module belongs to a layer; it may import its
 own package and lower layers, never a higher one or a peer of its own layer; there is no import
-circle; `protocol` imports nothing of `arena`. A game's folder (every game found, wherever it
+circle; `protocol` imports nothing of `arena`. A package split into sub-packages orders them as
+well: each imports its own and lower sub-packages only, and no package holds more than a dozen
+modules side by side. A game's folder (every game found, wherever it
 lies) is a plug-in: it imports only the contract, the kits and its own modules, never another
 game or the engine above it, and nothing imports it but the registry (by name); its rules
-import no I/O. No module of `arena/` or `protocol/` is over 600 lines, no function over 80.
+import no I/O. No module of `arena/` or `protocol/` is over 600 lines, no function over 60.
 """
 
 from __future__ import annotations
@@ -37,6 +39,13 @@ LAYERS: list[tuple[str, ...]] = [
     ("arena.cli",),
     ("arena",),  # the package's face: `from arena import play_match` is the API
 ]
+# A layer split into sub-packages orders them in turn, lowest first: a module may import its own
+# sub-package and lower ones, never a higher one or a peer. The package's face (its __init__)
+# may import any of them.
+SUBLAYERS: dict[str, list[tuple[str, ...]]] = {
+    "arena.launch": [("sandbox",), ("specs",), ("processes",), ("builds", "pascal")],
+    "arena.tournament": [("stats",), ("plan",), ("workers",), ("results",), ("run",), ("audit",)],
+}
 # The bot kit (bots/common.py) and the bots in other languages: the SDK and the rules, nothing else.
 BOTS_MAY_IMPORT = ("protocol", "arena.games", "bots")
 # A game's folder: the SDK, the contract, the small shared modules, the kits, the bot kit.
@@ -67,7 +76,7 @@ def imports_of(path: Path, package: str = "") -> set[str]:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 module = ".".join([*base, *([module] if module else [])])
             found.add(module)
-            # `from arena.launch import uids` imports the module arena.launch.uids
+            # `from arena.launch import uids` imports the module arena.launch.sandbox.uids
             found.update(f"{module}.{alias.name}" for alias in node.names)
     return found
 
@@ -140,7 +149,25 @@ def upward_imports(graph: dict[str, set[str]]) -> list[str]:
             # Peers of one layer stay apart, except the loose modules of arena/ (one room).
             if other > level or (other == level and where != home and level != 2):
                 wrong.append(f"{name} -> {target}")
+            elif where == home and home in SUBLAYERS and name != home and target != home and climbs(name, target):
+                wrong.append(f"{name} -> {target}")
     return wrong
+
+
+def climbs(name: str, target: str) -> bool:
+    """Whether an import inside a package of SUBLAYERS runs up to a higher sub-package or across to a peer."""
+    (rank, sub), (other, where) = sublayer_of(name), sublayer_of(target)
+    return other > rank or (other == rank and where != sub)
+
+
+def sublayer_of(name: str) -> tuple[int, str]:
+    """(rank, sub-package) of a module inside a package of SUBLAYERS; peers of one rank differ by name."""
+    package = next(p for p in SUBLAYERS if name.startswith(p + "."))
+    sub = name[len(package) + 1:].split(".")[0]
+    for rank, group in enumerate(SUBLAYERS[package]):
+        if sub in group:
+            return rank, sub
+    raise AssertionError(f"{name} is in no sub-package of {package}: add it to SUBLAYERS")
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -214,12 +241,19 @@ def test_an_added_upward_import_is_caught() -> None:
     games = sorted(game_folders())
     one, other = f"{games[0]}.rules", f"{games[1]}.rules"
     graph[one] = graph[one] | {"arena.match.referee", other}
-    graph["arena.launch.process"] = graph["arena.launch.process"] | {"arena.tournament.coordinator"}
-    graph["arena.play.session"] = graph["arena.play.session"] | {"arena.tournament.config", other}
+    graph["arena.launch.processes.process"] = graph["arena.launch.processes.process"] | {"arena.tournament.run.coordinator"}
+    graph["arena.play.session"] = graph["arena.play.session"] | {"arena.tournament.plan.config", other}
     assert upward_imports(graph) == [f"{one} -> {other}", f"{one} -> arena.match.referee",
-                                     "arena.launch.process -> arena.tournament.coordinator",
+                                     "arena.launch.processes.process -> arena.tournament.run.coordinator",
                                      f"arena.play.session -> {other}",
-                                     "arena.play.session -> arena.tournament.config"]
+                                     "arena.play.session -> arena.tournament.plan.config"]
+    # inside a package of sub-packages: up a sub-package, and across to a peer
+    inner = modules()
+    inner["arena.launch.sandbox.uids"] = inner["arena.launch.sandbox.uids"] | {"arena.launch.processes.process"}
+    inner["arena.launch.builds.build"] = inner["arena.launch.builds.build"] | {"arena.launch.pascal.pascal"}
+    inner["arena.tournament.results.store"] = inner["arena.tournament.results.store"] | {"arena.tournament.workers.worker"}
+    assert upward_imports(inner) == ["arena.launch.builds.build -> arena.launch.pascal.pascal",
+                                     "arena.launch.sandbox.uids -> arena.launch.processes.process"]
     graph["arena.match.hub"] = graph["arena.match.hub"] | {"arena.match.referee"}
     assert any("arena.match.hub" in group for group in circles(graph))
 
@@ -228,6 +262,41 @@ def test_an_added_upward_import_is_caught() -> None:
 def test_arena_holds_a_handful_of_modules(top: str) -> None:
     loose = sorted(p.name for p in (ROOT / top).glob("*.py"))
     assert loose == ["__init__.py", "api.py", "argtypes.py", "clock.py", "outcomes.py", "setups.py"], loose
+
+
+MAX_PACKAGE_MODULES = 12
+
+
+def crowded(tops: list[Path]) -> list[str]:
+    """Packages that hold more than MAX_PACKAGE_MODULES modules directly (their __init__ not counted)."""
+    found = []
+    for top in tops:
+        for folder in sorted({top, *(p.parent for p in top.rglob("__init__.py"))}):
+            count = len([p for p in folder.glob("*.py") if p.name != "__init__.py"])
+            if count > MAX_PACKAGE_MODULES:
+                found.append(f"{folder.relative_to(top.parent).as_posix()}: {count} modules")
+    return found
+
+
+def test_packages_hold_a_dozen_modules_at_most(tmp_path: Path) -> None:
+    # A room a maintainer finds their way in: more modules than this are split into sub-packages.
+    found = crowded([ROOT / top for top in ("arena", "protocol", "bots")])
+    assert found == []
+    room = tmp_path / "room"
+    room.mkdir()
+    for i in range(MAX_PACKAGE_MODULES + 1):
+        (room / f"m{i}.py").write_text("")
+    (room / "__init__.py").write_text("")
+    assert crowded([room]) == [f"room: {MAX_PACKAGE_MODULES + 1} modules"]
+
+
+def test_every_sub_package_is_placed() -> None:
+    # A new sub-package of a split layer must be given its rank, or its imports go unchecked.
+    for package, groups in SUBLAYERS.items():
+        folder = ROOT / package.replace(".", "/")
+        subs = sorted(p.parent.name for p in folder.glob("*/__init__.py"))
+        assert subs == sorted(sub for group in groups for sub in group), package
+        assert [p.name for p in folder.glob("*.py")] == ["__init__.py"], f"{package}: modules beside its sub-packages"
 
 
 def game_name_checks(paths: list[Path]) -> list[str]:
@@ -300,7 +369,7 @@ def test_every_public_name_has_a_one_line_docstring(tmp_path: Path, monkeypatch:
 
 
 MAX_MODULE_LINES = 600
-MAX_FUNCTION_LINES = 80
+MAX_FUNCTION_LINES = 60
 
 
 def oversized(paths: list[Path]) -> list[str]:

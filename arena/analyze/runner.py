@@ -11,10 +11,10 @@ from typing import Any
 
 from arena.argtypes import CliError
 from arena.kit.analysis import PlannedGame, PlayedGame
-from arena.launch.botspec import unique_names
-from arena.tournament.config import ConfigError, config_from_data, default_concurrency
-from arena.tournament.coordinator import RunOptions, make_executor
-from arena.tournament.schedule import MatchTask
+from arena.launch.specs.botspec import unique_names
+from arena.tournament.plan.config import ConfigError, config_from_data, default_concurrency
+from arena.tournament.run.coordinator import RunOptions, make_executor
+from arena.tournament.plan.schedule import MatchTask
 
 WAIT_S = 0.5
 

@@ -11,9 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.launch import cgroups, seccomp, uids
-from arena.launch.archive import tarfile_filter_warning
-from arena.launch.sandbox import (
+from arena.launch.processes import cgroups
+
+from arena.launch.sandbox import seccomp, uids
+from arena.launch.builds.archive import tarfile_filter_warning
+from arena.launch.sandbox.sandbox import (
     Sandbox,
     SandboxError,
     box_problem,

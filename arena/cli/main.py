@@ -33,13 +33,13 @@ from arena.games import (
     game_names,
     get_game,
 )
-from arena.launch.plugins import bots_for
-from arena.launch.process import MachineError
+from arena.launch.specs.plugins import bots_for
+from arena.launch.processes.process import MachineError
 from arena.viewer.cli import add_replay_arguments, run_replay
 
 # Modules that add subcommands through register(subparsers).
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool its reader left
-SUBCOMMAND_MODULES = ("arena.cli.tournament", "arena.tournament.cli", "arena.viewer.cli", "arena.analyze.cli", "arena.play.cli",
+SUBCOMMAND_MODULES = ("arena.cli.tournament", "arena.tournament.audit.cli", "arena.viewer.cli", "arena.analyze.cli", "arena.play.cli",
                       "arena.cli.doctor", "arena.cli.keys", "arena.cli.check", "arena.cli.new_game", "arena.cli.verify",
                       "arena.cli.integrity", "arena.server.cli")
 
@@ -145,16 +145,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return run_replay(args)
 
 
-def build_parser() -> Parser:
-    """The argument parser of every subcommand."""
-    parser = Parser(prog="arena", description="Referee, tournaments and replays for game-playing bots.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debugging details")
-    parser.add_argument("--version", action="version", version=f"arena {installed_version()}")
-    parser.add_argument("--games", action="append", default=[], metavar="DIR",
-                        help="find games in DIR too: a game's folder, or a folder of them (also ARENA_GAMES, a "
-                             "path list; repeatable)")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-
+def _add_match(sub: argparse._SubParsersAction) -> None:
+    """`arena match`: its arguments, remote bots' and a series' included."""
     m = sub.add_parser("match", help="play one match, or a series of them (--games N, --sprt)",
                        description="Play one match of GAME between the BOTs, one per seat (a series of them with "
                                    "--games N). More bots than seats is a tournament: arena tournament GAME BOT....")
@@ -188,6 +180,19 @@ def build_parser() -> Parser:
                              "measured round trip and a jitter allowance, up to N ms (default: 1000)")
     add_series_arguments(m)
     m.set_defaults(func=cmd_match)
+
+
+def build_parser() -> Parser:
+    """The argument parser of every subcommand."""
+    parser = Parser(prog="arena", description="Referee, tournaments and replays for game-playing bots.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debugging details")
+    parser.add_argument("--version", action="version", version=f"arena {installed_version()}")
+    parser.add_argument("--games", action="append", default=[], metavar="DIR",
+                        help="find games in DIR too: a game's folder, or a folder of them (also ARENA_GAMES, a "
+                             "path list; repeatable)")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    _add_match(sub)
 
     g = sub.add_parser("games", help="list the games found, with their folders and bots")
     g.set_defaults(func=cmd_games)

@@ -12,7 +12,7 @@ from arena.api import ArenaError
 from arena.argtypes import EXIT_OK, non_negative_int, positive_int
 from arena.cli.series import add_conditions, add_setup_arguments, conditions, setup_values
 from arena.games import family_names, game_names, is_game_name
-from arena.tournament.config import FORMATS, TournamentConfig
+from arena.tournament.plan.config import FORMATS, TournamentConfig
 
 
 def register(subparsers: Any) -> None:

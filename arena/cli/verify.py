@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from arena.server.checks.audit import is_contest, verify_contest
-from arena.tournament.cli import add_verify, report_verification
-from arena.tournament.verify import verify_directory
+from arena.tournament.audit.cli import add_verify, report_verification
+from arena.tournament.audit.verify import verify_directory
 
 
 def register(subparsers: Any) -> None:

@@ -17,7 +17,7 @@ import shutil
 import socket
 import tempfile
 
-from arena.launch.launcher import HUB_PREFIX  # the launcher removes what a killed worker left
+from arena.launch.processes.launcher import HUB_PREFIX  # the launcher removes what a killed worker left
 from arena.match.trace import TraceTap, quote_bytes
 from arena.match.link import Inbox, InboxLink, Link, LinkState, Via, write_within
 from protocol import zmtp

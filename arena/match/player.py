@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.launch.process import BotProcess
+from arena.launch.processes.process import BotProcess
 from arena.match.link import Link, LinkState
 
 

@@ -13,7 +13,7 @@ import logging
 import os
 from typing import Any
 
-from arena.launch.process import BotProcess
+from arena.launch.processes.process import BotProcess
 from arena.match.trace import QUOTE_LIMIT, TraceTap, quote_bytes
 from arena.match.link import Inbox, InboxLink, LinkState, Via, write_within
 from protocol.codec import ProtocolError, check_message, decode_json_line, encode_json_line

@@ -29,8 +29,8 @@ from arena.argtypes import (
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, State, UnknownGame, get_game
 from arena.games.seats import SeatView
-from arena.launch.botspec import BotSpec, BotSpecError, parse_bot_spec
-from arena.launch.plugins import bots_for
+from arena.launch.specs.botspec import BotSpec, BotSpecError, parse_bot_spec
+from arena.launch.specs.plugins import bots_for
 from arena.logs.signing import user_key
 from arena.match.onematch import MatchPlan, default_log_path, play_match
 from arena.match.result import MatchResult

@@ -32,8 +32,8 @@ import zmq
 
 from arena.clock import ClockSettings
 from arena.games import Game, GameError, Move, State
-from arena.launch.botspec import BotSpec
-from arena.launch.process import Limits
+from arena.launch.specs.botspec import BotSpec
+from arena.launch.processes.process import Limits
 from arena.logs.matchlog import output_records, write_log
 from arena.logs.signing import user_key
 from arena.match.hub import Hub, ZmqLink

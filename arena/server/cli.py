@@ -83,7 +83,7 @@ def register(subparsers: Any) -> None:
 
 def _config(path: str, insecure: bool = False) -> Any:
     from arena.server.state.config import load_server_config
-    from arena.tournament.config import ConfigError
+    from arena.tournament.plan.config import ConfigError
 
     try:
         return load_server_config(path, insecure)
@@ -152,8 +152,8 @@ def _serve_config(args: argparse.Namespace) -> Any:
 def _lock(config: Any) -> Any:
     """One server per state directory, before anything in it is opened; held while serving."""
     from arena.server.web.contest import check_private
-    from arena.tournament.config import ConfigError
-    from arena.tournament.dirlock import DirectoryInUse, lock_directory
+    from arena.tournament.plan.config import ConfigError
+    from arena.tournament.run.dirlock import DirectoryInUse, lock_directory
 
     try:
         check_private(config)  # (before the lock creates the directory)
@@ -185,7 +185,7 @@ def _app(config: Any, paused: bool, url: str) -> Any:
     from arena.server.state.db import DatabaseError
     from arena.server.web.app import create_app
     from arena.server.web.auth import AuthError
-    from arena.tournament.config import ConfigError
+    from arena.tournament.plan.config import ConfigError
 
     try:
         app = create_app(config)
@@ -199,7 +199,7 @@ def _app(config: Any, paused: bool, url: str) -> Any:
 
 def _tell_start(config: Any, url: str, paused: bool) -> None:
     """The start lines: a tarfile warning, the backup restored, remote bots' key; last, where the pages are."""
-    from arena.launch.archive import tarfile_filter_warning
+    from arena.launch.builds.archive import tarfile_filter_warning
     from arena.server.state.backup import restored_from
 
     risk = tarfile_filter_warning()

@@ -1,13 +1,13 @@
 """Timed tournaments (round-robin, gauntlet, knockout, Swiss): config, formats, executors, store, standings."""
 
-from arena.tournament.config import (
+from arena.tournament.plan.config import (
     ConfigError,
     TournamentConfig,
     config_from_data,
     load_config,
 )
-from arena.tournament.coordinator import Coordinator, RunOptions, load_standings
-from arena.tournament.errors import TournamentError
+from arena.tournament.run.coordinator import Coordinator, RunOptions, load_standings
+from arena.tournament.plan.errors import TournamentError
 
 __all__ = [
     "ConfigError",

@@ -1,4 +1,4 @@
-"""Fuzz target: a built folder's stream as the host receives it (arena.launch.bundle.receive), as root would.
+"""Fuzz target: a built folder's stream as the host receives it (arena.launch.builds.bundle.receive), as root would.
 
 Whatever the stream says, every file and folder is created inside the fresh destination
 folder (never through a link, never over anything), the counts and sizes stay within the
@@ -17,7 +17,7 @@ import tempfile
 from harness import MAX_PEAK_BYTES, Finding, instrument, main, one_line
 
 with instrument(__name__):
-    from arena.launch.bundle import MAGIC, BundleError, BundleLimits, receive
+    from arena.launch.builds.bundle import MAGIC, BundleError, BundleLimits, receive
 
 MAX_INPUT = 60 * 1024  # below a pipe's buffer
 LIMITS = BundleLimits(max_entries=50, max_bytes=2**20, max_path=200, max_depth=8)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import harness
 
 with harness.instrument(__name__):
-    from arena.launch.pascal_source import contest_problem
+    from arena.launch.specs.pascal_source import contest_problem
 
 MEMORY_PER_BYTE = 64
 MEMORY_BASE = 1 << 20

@@ -16,8 +16,8 @@ from pathlib import Path
 import harness
 
 with harness.instrument(__name__):
-    from arena.launch.pascal import module_includes, unit_name
-    from arena.launch.process import LaunchError
+    from arena.launch.pascal.pascal import module_includes, unit_name
+    from arena.launch.processes.process import LaunchError
 
 MEMORY_PER_BYTE = 64
 MEMORY_BASE = 1 << 20

@@ -12,7 +12,7 @@ import struct
 import harness
 
 with harness.instrument(__name__):
-    from arena.launch.pascal_source import ObjectFileError, static_data_size
+    from arena.launch.specs.pascal_source import ObjectFileError, static_data_size
 
 MEMORY_PER_BYTE = 16
 MEMORY_BASE = 1 << 20

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli.check import Series, _series_lines, _verdict
-from arena.launch.plugins import bots_for
-from arena.tournament.worker import MatchRecord
+from arena.launch.specs.plugins import bots_for
+from arena.tournament.workers.worker import MatchRecord
 from tests.helpers import FIXTURES, ROOT
 
 

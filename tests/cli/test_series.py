@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.sprt import Pentanomial, llr_logistic, sprt_bounds
+from arena.tournament.stats.sprt import Pentanomial, llr_logistic, sprt_bounds
 from tests.cli.test_cli import arena
 from tests.helpers import FIXTURES, ROOT
 from tests.tournament.helpers import rows_in
-from tests.tournament.test_sprt import primal_llr
+from tests.tournament.stats.test_sprt import primal_llr
 
 SMALL = ("--set", "rows=5", "--set", "cols=5")
 

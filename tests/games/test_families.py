@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.games import UnknownGame, add_game_paths, family_names, game_folder, game_names, get_game, is_game_name
-from arena.launch.plugins import bots_for, registered_bot
+from arena.launch.specs.plugins import bots_for, registered_bot
 
 RULES = '''"""Take: a pile of stones, each takes 1 to 3 in turn; who takes the last wins (the family take:N)."""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from arena.games import game_file, game_names, get_game  # noqa: E402
-from arena.launch.botspec import parse_bot_spec  # noqa: E402
+from arena.launch.specs.botspec import parse_bot_spec  # noqa: E402
 from arena.match.onematch import MatchPlan, play_match  # noqa: E402
 from arena.setups import complete_setup  # noqa: E402
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import arena
-from arena.tournament.store import STORE_NAME, ResultsStore
+from arena.tournament.results.store import STORE_NAME, ResultsStore
 from tests.helpers import FIXTURES
 
 GAMES = 10  # per pairing, half with each seat: the thrower was flagged first in every run at 10 (docs/integrity.md)

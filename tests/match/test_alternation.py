@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
-from arena.launch.sandbox import Sandbox
+from arena.launch.sandbox.sandbox import Sandbox
 from arena.logs.matchlog import read_log
 from tests.helpers import FIXTURES, require, run
-from tests.launch.test_attacks import SYSTEM_PYTHON, bot_uid_processes, needs_root
+from tests.launch.sandbox.test_attacks import SYSTEM_PYTHON, bot_uid_processes, needs_root
 
 HOG = FIXTURES / "cpuhog.py"
 BOARD = {"rows": 8, "cols": 8}

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.launch.cgroups import v1_base, v2_base
-from arena.launch.process import Limits, MachineError
-from arena.launch.sandbox import Sandbox
+from arena.launch.processes.cgroups import v1_base, v2_base
+from arena.launch.processes.process import Limits, MachineError
+from arena.launch.sandbox.sandbox import Sandbox
 from tests.helpers import FIXTURES, require, run
-from tests.launch.test_attacks import (
+from tests.launch.sandbox.test_attacks import (
     BOARD,
     SYSTEM_PYTHON,
     attacker,

@@ -25,8 +25,8 @@ import zmq.auth
 from arena.api import play_match as api_play_match
 from arena.clock import ClockSettings
 from arena.games import get_game
-from arena.launch.botspec import parse_bot_spec
-from arena.launch.sandbox import Sandbox
+from arena.launch.specs.botspec import parse_bot_spec
+from arena.launch.sandbox.sandbox import Sandbox
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.match.listener import Listener
@@ -377,7 +377,7 @@ def test_the_listener_refuses_other_keys_at_the_handshake_and_a_seat_starts_with
 def test_a_bot_still_connected_plays_on_with_the_next_listener_on_its_port(
         keys: Keys, clients: list[subprocess.Popen[str]]) -> None:
     """A server restarted, or the finals after the ladder: a new listener's seq goes on above the last one's."""
-    from arena.launch.process import Limits
+    from arena.launch.processes.process import Limits
     from arena.match.hub import Hub
     from arena.match.onematch import launch_player, shutdown
     from arena.match.referee import Referee
@@ -414,7 +414,7 @@ def test_a_bot_still_connected_plays_on_with_the_next_listener_on_its_port(
 def test_a_key_that_floods_the_listener_is_cut_off_and_the_match_beside_plays_on(
         keys: Keys, clients: list[subprocess.Popen[str]]) -> None:
     """An allowed key between its seats (another entrant of a contest) sends junk without end."""
-    from arena.launch.process import Limits
+    from arena.launch.processes.process import Limits
     from arena.match.hub import Hub
     from arena.match.listener import CUT_S, NOISE_BURST
     from arena.match.onematch import launch_player, shutdown

@@ -16,11 +16,11 @@ from pathlib import Path
 
 from arena.clock import ClockSettings
 from arena.games.base import turn_order_rng
-from arena.launch.sandbox import Sandbox
+from arena.launch.sandbox.sandbox import Sandbox
 from arena.logs.matchlog import parse_log, read_log
 from arena.logs.replay import verify
 from tests.helpers import FIXTURES, ROOT, require, run
-from tests.launch.test_attacks import SYSTEM_PYTHON, needs_root
+from tests.launch.sandbox.test_attacks import SYSTEM_PYTHON, needs_root
 from tests.logs.test_replay import reencoded
 from tests.logs.test_signing import split
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
-from arena.launch.botspec import Wire
+from arena.launch.specs.botspec import Wire
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from tests.helpers import ROOT, run

@@ -13,7 +13,7 @@ from typing import Any
 
 from tests.helpers import ROOT, alive
 
-LAUNCHER = ROOT / "arena" / "launch" / "launcher.py"
+LAUNCHER = ROOT / "arena" / "launch" / "processes" / "launcher.py"
 # Columns of matches.csv that depend on timing or on which worker played (not on the result).
 VOLATILE = ("duration_s", "worker", "seat0_time_ms", "seat1_time_ms", "seat2_time_ms", "seat3_time_ms")
 

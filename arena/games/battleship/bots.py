@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from arena.games import Move
+from bots import common
 from bots.common import GameBot
 
 from .rules import DIRECTIONS, Battle, Cell, random_fleet, ship_cells
@@ -17,17 +18,15 @@ from .rules import DIRECTIONS, Battle, Cell, random_fleet, ship_cells
 HIT_WEIGHT = 50  # a placement through k unsunk hits counts HIT_WEIGHT**k times: it explains them
 
 
-class RandomBot(GameBot):
+class RandomBot(common.RandomBot):
     """A random legal placement, then random shots at cells not fired at yet (seeded)."""
 
-    name = "random"
-    strength = 1
     description = "random placement, random untried shots"
 
     def choose(self, state: Battle, time_left_ms: int) -> Move:
         if not state.placed:
             return random_fleet(state.size, state.fleet, self.rng)
-        return self.rng.choice(state.moves_of(self.seat))
+        return super().choose(state, time_left_ms)
 
 
 def remaining_ships(state: Battle, seat: int) -> Counter[int]:

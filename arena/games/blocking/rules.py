@@ -23,6 +23,7 @@ from arena.games.base import (
     need_pair,
     need_setup_map,
 )
+from arena.kit.setups import random_sizes
 from protocol.messages import Reason
 
 NAME = game_of_module(__name__)  # the folder's name
@@ -178,11 +179,7 @@ class Blocking(Game):
         self, rng: random.Random, players: int = 2, partial: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
         partial = dict(partial or {})
-        lo = need_int(NAME, "min_size", partial.pop("min_size", 3), 1, MAX_SIDE)
-        hi = need_int(NAME, "max_size", partial.pop("max_size", 10), lo, MAX_SIDE)
-        density = partial.pop("density", 0.0)
-        if not isinstance(density, (int, float)) or isinstance(density, bool) or not 0 <= density < 1:
-            raise SetupError(NAME, f"density must be a number in [0, 1), got {density!r}")
+        lo, hi, density = random_sizes(NAME, partial, 3, 10, MAX_SIDE)
         rows = partial.get("rows", rng.randint(lo, hi))
         cols = partial.get("cols", rng.randint(lo, hi))
         setup = dict(partial)

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from arena.games import Move
+from bots import common
 from bots.common import GameBot, int_option
 
 from .rules import Round
@@ -20,15 +21,10 @@ from .rules import Round
 SAFETY_MS = 150  # kept back from the clock for the wire and the rest of the game
 
 
-class RandomBot(GameBot):
+class RandomBot(common.RandomBot):
     """A uniformly random card of its hand (seeded)."""
 
-    name = "random"
-    strength = 1
     description = "uniformly random card"
-
-    def choose(self, state: Round, time_left_ms: int) -> Move:
-        return self.rng.choice(state.moves_of(self.seat))
 
 
 def prizes_left(state: Round) -> list[int]:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.games import Move, State
+from bots import common
 from bots.common import GameBot, int_option
 
 from .rules import Knowledge, OpenSpielGame, Position, pyspiel
@@ -36,15 +37,10 @@ WORLDS = 32  # worlds IS-MCTS draws per search (then it reuses them)
 UCT_C = 2.0
 
 
-class RandomBot(GameBot):
+class RandomBot(common.RandomBot):
     """A uniformly random legal action (seeded)."""
 
-    name = "random"
-    strength = 1
     description = "uniformly random legal action"
-
-    def choose(self, state: State, time_left_ms: int) -> Move:
-        return self.rng.choice(state.moves_of(self.seat))
 
 
 class MCTSBot(GameBot):

@@ -23,6 +23,7 @@ from arena.games.base import (
     need_setup_map,
     short_json,
 )
+from arena.kit.setups import random_sizes
 
 NAME = game_of_module(__name__)  # the folder's name
 VERSION = 1
@@ -68,11 +69,6 @@ CATALOGUE: list[tuple[Block, int]] = [
 ]
 _CATALOGUE_BLOCKS = [block for block, _ in CATALOGUE]
 _CATALOGUE_WEIGHTS = [weight for _, weight in CATALOGUE]
-
-
-def is_number(value: Any) -> bool:
-    """True for an int or float (bools excluded)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def line_bonus(lines: int) -> int:
@@ -478,12 +474,8 @@ class Tenten(Game):
         self, rng: random.Random, players: int = 1, partial: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
         partial = dict(partial or {})
-        lo = need_int(NAME, "min_size", partial.pop("min_size", 6), 1, MAX_SIZE)
-        hi = need_int(NAME, "max_size", partial.pop("max_size", 10), lo, MAX_SIZE)
+        lo, hi, density = random_sizes(NAME, partial, 6, 10, MAX_SIZE)
         length = partial.pop("sequence_length", None)
-        density = partial.pop("density", 0.0)
-        if not is_number(density) or not 0 <= density < 1:
-            raise SetupError(NAME, f"density must be a number in [0, 1), got {density!r}")
         setup = dict(partial)
         if "size" not in setup:
             setup["size"] = rng.randint(lo, hi)

@@ -417,6 +417,15 @@ def check_row(row: tuple[int, int], seat: int, j: int, length: int) -> list[int]
 # --- the assignment's text format ---------------------------------------------------------------
 
 
+def _ranged(number: int, key: str, value: int) -> int:
+    """A size of the text format within its limits, else a SetupError naming its line and letter."""
+    lo, hi = LIMITS[key]
+    if not lo <= value <= hi:
+        symbol = {"plates": "M", "plate_size": "N", "rows": "K", "row_len": "L"}[key]
+        raise SetupError(NAME, f"line {number}: {symbol} ({key}) must be in {lo}..{hi}, got {value}")
+    return value
+
+
 def setup_from_text(data: bytes) -> dict[str, Any]:
     """Parse the assignment's text format; every error names the line it is on."""
     try:
@@ -446,22 +455,15 @@ def setup_from_text(data: bytes) -> dict[str, Any]:
                 NAME, f"line {number}: expected {what} ({count} integers), got {line!r}"
             ) from None
 
-    def ranged(number: int, key: str, value: int) -> int:
-        lo, hi = LIMITS[key]
-        if not lo <= value <= hi:
-            symbol = {"plates": "M", "plate_size": "N", "rows": "K", "row_len": "L"}[key]
-            raise SetupError(NAME, f"line {number}: {symbol} ({key}) must be in {lo}..{hi}, got {value}")
-        return value
-
     number, pot = next_line("the pot")
     try:
         check_pot(pot, "the pot")
     except SetupError as exc:
         raise SetupError(NAME, f"line {number}: {exc.detail}") from None
     number, (m, n) = ints("M N (plates, tiles per plate)", 2)
-    m, n = ranged(number, "plates", m), ranged(number, "plate_size", n)
+    m, n = _ranged(number, "plates", m), _ranged(number, "plate_size", n)
     number, (k, length) = ints("K L (rows, cells per row)", 2)
-    k, length = ranged(number, "rows", k), ranged(number, "row_len", length)
+    k, length = _ranged(number, "rows", k), _ranged(number, "row_len", length)
     boards: list[list[list[int]]] = [[], []]
     for seat in (0, 1):
         for j in range(k):

@@ -20,7 +20,7 @@ from arena.logs.signing import KeyFileError, results_key
 from arena.outcomes import FAILURES
 from arena.server.engine.ladder import SIGMA, rate
 from arena.server.state.db import GameKind, GameStatus
-from arena.tournament.verify import LogJob, NotResults, Report, check_log, verify_directory
+from arena.tournament.audit.verify import LogJob, NotResults, Report, check_log, verify_directory
 
 TOLERANCE = 1e-6
 

@@ -16,7 +16,7 @@ from typing import Any
 from arena.integrity.records import Game, IntegrityError, Player, Results, points_of, tournament_results
 from arena.logs.matchlog import LogError, read_log
 from arena.server.state.db import GameStatus
-from arena.tournament.store import STORE_NAME
+from arena.tournament.results.store import STORE_NAME
 
 DATABASE = "server.db"
 

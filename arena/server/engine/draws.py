@@ -14,7 +14,7 @@ import secrets
 
 from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database
-from arena.tournament.schedule import derive_seed
+from arena.tournament.plan.schedule import derive_seed
 
 SECRET_SETTING = "draw_secret"
 

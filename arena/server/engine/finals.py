@@ -22,9 +22,9 @@ from arena.server.engine.intake import clock_data, limits_data
 from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database, Status
 from arena.server.state.eventlog import tell
-from arena.tournament.config import config_from_data
-from arena.tournament.coordinator import Coordinator, RunOptions
-from arena.tournament.store import STORE_NAME
+from arena.tournament.plan.config import config_from_data
+from arena.tournament.run.coordinator import Coordinator, RunOptions
+from arena.tournament.results.store import STORE_NAME
 
 PROGRESS_SHARE = 10  # the finals' progress is told at every tenth of their games
 

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import game_module
-from arena.launch.build import BuildLimits, python_command, run_build, run_contained
-from arena.launch.process import LaunchError, MachineError
-from arena.launch.sandbox import SandboxError, resolve_sandbox
+from arena.launch.builds.build import BuildLimits, python_command, run_build, run_contained
+from arena.launch.processes.process import LaunchError, MachineError
+from arena.launch.sandbox.sandbox import SandboxError, resolve_sandbox
 from arena.outcomes import FAILURES
 from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database, Row, Status, now
@@ -39,10 +39,10 @@ from arena.server.state.layout import add_support, bot_folder, seat_spec, versio
 from arena.server.engine.ladder import MU, SIGMA
 from arena.server.uploads.sources import LANGUAGES, SubmissionError, upload_name
 from arena.server.uploads.unpack import UploadBounds, arguments
-from arena.tournament.config import ConfigError, config_from_data
-from arena.tournament.coordinator import Coordinator, RunOptions
-from arena.tournament.errors import TournamentError
-from arena.tournament.store import StoreError
+from arena.tournament.plan.config import ConfigError, config_from_data
+from arena.tournament.run.coordinator import Coordinator, RunOptions
+from arena.tournament.plan.errors import TournamentError
+from arena.tournament.results.store import StoreError
 
 VALIDATION_LEASE_S = 600.0
 # The upload's reader in the sandbox: a bomb meets these long before the server notices it.

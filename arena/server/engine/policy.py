@@ -19,7 +19,7 @@ from arena.server.engine.ladder import Entry, pick_pair, rate
 from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database, GameKind, GameStatus, Row, Status, now
 from arena.server.state.eventlog import tell
-from arena.tournament.worker import MatchRecord
+from arena.tournament.workers.worker import MatchRecord
 
 
 class LadderPolicy:

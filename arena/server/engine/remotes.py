@@ -28,8 +28,8 @@ from arena.server.state.db import Database, Row, Status, now
 from arena.server.engine.draws import draw_secret, game_seed, validation_setups
 from arena.server.state.eventlog import tell
 from arena.server.engine.intake import QuotaError, check_quota, seat_name, submission_dir
-from arena.tournament.schedule import MatchTask
-from arena.tournament.worker import MatchRecord
+from arena.tournament.plan.schedule import MatchTask
+from arena.tournament.workers.worker import MatchRecord
 from protocol.keys import Z85_KEY, KeyFileError, new_key_pair, read_key_file
 
 LANGUAGE = "remote"

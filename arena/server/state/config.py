@@ -18,11 +18,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from arena.games import UnknownGame, get_game
-from arena.launch.plugins import bots_for
-from arena.launch.sandbox import Sandbox, filter_problem, resolve_sandbox
+from arena.launch.specs.plugins import bots_for
+from arena.launch.sandbox.sandbox import Sandbox, filter_problem, resolve_sandbox
 from arena.match.remote import DEFAULT_GRACE_MS
-from arena.tournament.checker import add_games
-from arena.tournament.config import Checker, ConfigError, TournamentConfig, config_from_data
+from arena.tournament.plan.checker import add_games
+from arena.tournament.plan.config import Checker, ConfigError, TournamentConfig, config_from_data
 
 TOP_KEYS = ("name", "game", "games", "seed", "setups", "clock", "limits", "sandbox", "reveal_names", "references",
             "admin_token_file", "directory", "server", "ladder", "uploads", "finals", "remote")

@@ -26,7 +26,7 @@ from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database, Row
 from arena.server.state.eventlog import tell
 from arena.server.uploads.sources import LANGUAGES, Language
-from arena.tournament.config import BotEntry, bot_entries
+from arena.tournament.plan.config import BotEntry, bot_entries
 
 LAYOUT = "2"  # the `layout` setting: 2, names relative to the directory (absent: the first layout, absolute paths)
 REFERENCE = "reference"  # the language of the house's versions (the config's reference bots)

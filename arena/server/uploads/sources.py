@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from arena.launch.archive import ArchiveError, ArchiveLimits, Member, read_archive
+from arena.launch.builds.archive import ArchiveError, ArchiveLimits, Member, read_archive
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 MANIFEST = "arena.toml"

@@ -20,7 +20,7 @@ from arena.server.web.auth import SESSION_COOKIE, Caller, Keys
 from arena.server.web.net import client_address, network_of
 from arena.server.web.privacy import game_detail, version_detail
 from arena.server.web.ratelimit import FailureLimiter
-from arena.tournament.config import ConfigError
+from arena.tournament.plan.config import ConfigError
 
 
 class Contest:
@@ -211,7 +211,7 @@ class Contest:
 
 def check_private(config: ServerConfig) -> None:
     """ConfigError when the server's directory lies where sandboxed bots can read (tokens, database, code)."""
-    from arena.launch.sandbox import public_code
+    from arena.launch.sandbox.sandbox import public_code
 
     state = str(config.directory.resolve())
     for shown in public_code():

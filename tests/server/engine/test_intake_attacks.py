@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
-from arena.launch.archive import tarfile_filter_warning
-from arena.launch.build import BuildLimits, run_contained
-from arena.launch.sandbox import Sandbox, resolve_sandbox
+from arena.launch.builds.archive import tarfile_filter_warning
+from arena.launch.builds.build import BuildLimits, run_contained
+from arena.launch.sandbox.sandbox import Sandbox, resolve_sandbox
 from tests.fixtures.bombs import (
     PAX_BOMB,
     escaping_tar,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.launch.process import MachineError
+from arena.launch.processes.process import MachineError
 from arena.server.engine import intake
 from arena.server.state.config import ServerConfig, load_server_config
 from arena.server.uploads.sources import SubmissionError

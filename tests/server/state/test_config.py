@@ -9,7 +9,7 @@ import pytest
 
 from arena.server.state.config import load_server_config
 from arena.server.web.contest import check_private
-from arena.tournament.config import ConfigError
+from arena.tournament.plan.config import ConfigError
 from tests.helpers import require
 
 
@@ -67,7 +67,7 @@ def test_no_sandbox_needs_insecure(tmp_path: Path) -> None:
 def test_a_sandbox_without_its_system_call_filter_needs_insecure(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     require("bwrap")
-    from arena.launch import sandbox, seccomp
+    from arena.launch.sandbox import sandbox, seccomp
 
     sandbox.resolve_sandbox.cache_clear()
     sandbox.filter_problem.cache_clear()
@@ -99,8 +99,8 @@ def test_finals_games_per_pairing_count_the_games_of_a_pairing_whatever_the_setu
     """Four games per pairing on a contest of three setups: two setups, both seats, four games, not twelve."""
     from arena.server.engine.finals import finals_data
     from arena.server.state.config import server_config_from_data
-    from arena.tournament.config import config_from_data
-    from arena.tournament.formats import plan_for
+    from arena.tournament.plan.config import config_from_data
+    from arena.tournament.results.formats import plan_for
 
     bots = [{"spec": name, "name": name} for name in ("random", "maxblock", "perfect")]
     for games, setups in ((4, 3), (2, 3), (8, 3), (6, 1)):

@@ -281,17 +281,7 @@ class Searcher:
             # Every way on is blocked or walks next to b: lost at the next turn.
             return -(WIN - ply - 1)
         if len(moves) > 1:
-            killers = self.killers[ply] if ply < len(self.killers) else (-1, -1)
-            history = self.history
-
-            def order(n: int) -> int:
-                if n == tt_move:
-                    return -(1 << 30)
-                if n == killers[0] or n == killers[1]:
-                    return -(1 << 29)
-                return -history.get((a, n), 0)
-
-            moves.sort(key=order)
+            self._order(moves, a, tt_move, ply)
         original_alpha = alpha
         best_score, best_move = -WIN - 1, moves[0]
         for n in moves:
@@ -306,6 +296,20 @@ class Searcher:
         flag = 1 if best_score >= beta else -1 if best_score <= original_alpha else 0
         self.tt[key] = (depth, _to_table(best_score, ply), flag, best_move)
         return best_score
+
+    def _order(self, moves: list[int], a: int, tt_move: int, ply: int) -> None:
+        """Sort moves best first: the table's move, then the ply's killers, then by history score."""
+        killers = self.killers[ply] if ply < len(self.killers) else (-1, -1)
+        history = self.history
+
+        def order(n: int) -> int:
+            if n == tt_move:
+                return -(1 << 30)
+            if n == killers[0] or n == killers[1]:
+                return -(1 << 29)
+            return -history.get((a, n), 0)
+
+        moves.sort(key=order)
 
     def _cutoff(self, a: int, n: int, depth: int, ply: int) -> None:
         """Remember a move that refuted its siblings (killer slot and history score)."""

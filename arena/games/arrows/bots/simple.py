@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arena.games import Move
+from bots import common
 from bots.common import GameBot
 
 from ..rules import ArrowsState, neighbour_masks
@@ -24,15 +25,10 @@ def next_target_room(state: ArrowsState, direction: int) -> int:
     return free_neighbours.bit_count()
 
 
-class RandomBot(GameBot):
+class RandomBot(common.RandomBot):
     """A uniformly random direction (seeded)."""
 
-    name = "random"
-    strength = 1
     description = "uniformly random direction"
-
-    def choose(self, state: ArrowsState, time_left_ms: int) -> Move:
-        return self.rng.choice(state.legal_moves())
 
 
 class GreedyBot(GameBot):

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from arena.games import get_game
-from arena.launch.plugins import bots_for
+from arena.launch.specs.plugins import bots_for
 
 from ..bots import GreedyBot, RandomBot
 from ..bots.simple import next_target_room

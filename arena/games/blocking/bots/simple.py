@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arena.games import Move
+from bots import common
 from bots.common import GameBot
 
 from ..rules import BlockingState, iter_bits
@@ -20,15 +21,11 @@ class SequentialBot(GameBot):
         return [index // state.cols, index % state.cols]
 
 
-class RandomBot(GameBot):
+class RandomBot(common.RandomBot):
     """A uniformly random free cell (seeded)."""
 
-    name = "random"
     strength = 2
     description = "uniformly random free cell"
-
-    def choose(self, state: BlockingState, time_left_ms: int) -> Move:
-        return self.rng.choice(state.legal_moves())
 
 
 class MaxBlockBot(GameBot):

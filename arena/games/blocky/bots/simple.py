@@ -5,20 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from arena.games import Move
+from bots import common
 from bots.common import GameBot, int_option
 
 from ..rules import BlockyState
 
 
-class RandomBot(GameBot):
+class RandomBot(common.RandomBot):
     """A uniformly random legal move, pass included (seeded)."""
-
-    name = "random"
-    strength = 1
-    description = "uniformly random legal move"
-
-    def choose(self, state: BlockyState, time_left_ms: int) -> Move:
-        return self.rng.choice(state.legal_moves())
 
 
 class SmartBot(GameBot):

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from arena.launch.plugins import bots_for
+from arena.launch.specs.plugins import bots_for
 
 from ..bots.simple import RandomBot, SmartBot
 from ..rules import GAME

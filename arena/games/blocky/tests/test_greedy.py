@@ -8,7 +8,7 @@ import time
 import pytest
 
 from arena.clock import ClockSettings
-from arena.launch.plugins import bots_for
+from arena.launch.specs.plugins import bots_for
 from tests.helpers import run
 
 from ..bots.greedy import GreedyBot, cell_of

@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Any
 
 from arena.games import Move
+from bots import common
 from bots.common import GameBot
 
 from ..rules import (
@@ -24,15 +25,10 @@ Step = tuple[tuple[int, tuple[Block, ...]], Block, Placement]
 Plan = tuple[int, tuple[tuple[Block, Placement], ...]]
 
 
-class RandomBot(GameBot):
+class RandomBot(common.RandomBot):
     """A uniformly random legal drop (seeded)."""
 
-    name = "random"
-    strength = 1
     description = "uniformly random legal drop"
-
-    def choose(self, state: TentenState, time_left_ms: int) -> Move:
-        return self.rng.choice(state.legal_moves())
 
 
 class RoundPlanner:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from arena.launch.plugins import bots_for
+from arena.launch.specs.plugins import bots_for
 
 from ..bots import simple
 from ..bots.simple import GreedyBot, RandomBot, RoundPlanner

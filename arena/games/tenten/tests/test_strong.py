@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 from arena.clock import ClockSettings
-from arena.launch.plugins import bots_for
+from arena.launch.specs.plugins import bots_for
 from tests.helpers import run
 
 from ..analyze import highest_score, play_greedy, start

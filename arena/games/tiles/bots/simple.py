@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arena.games import Move
+from bots import common
 from bots.common import GameBot
 
 from ..rules import COLOURS, TilesState
@@ -17,15 +18,8 @@ def row_fill_after(state: TilesState, move: Move) -> int:
     return state.boards[state.mover][row][c] + count
 
 
-class RandomBot(GameBot):
+class RandomBot(common.RandomBot):
     """A uniformly random legal move (seeded)."""
-
-    name = "random"
-    strength = 1
-    description = "uniformly random legal move"
-
-    def choose(self, state: TilesState, time_left_ms: int) -> Move:
-        return self.rng.choice(state.legal_moves())
 
 
 class GreedyBot(GameBot):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.games import get_game
-from arena.launch.plugins import bots_for
+from arena.launch.specs.plugins import bots_for
 
 from ..bots import GreedyBot, RandomBot
 from ..bots.simple import row_fill_after

@@ -1,0 +1,1 @@
+"""What entrants send, built in the sandbox: archives read within bounds, unpacked, built and collected."""
