@@ -75,4 +75,4 @@ def test_check_game_passes_for_kuhn_poker() -> None:
     report = check_folder("openspiel:kuhn_poker", games=4, browser=False)
     assert report.ok, "\n".join(report.lines())
     assert {part.key: part.status for part in report.parts} == {
-        "rules": "ok", "bots": "ok", "view": "ok", "drawing": "none", "docs": "ok", "demo": "none"}
+        "rules": "ok", "bots": "ok", "view": "ok", "drawing": "none", "docs": "ok", "demo": "none", "solver": "none"}
