@@ -49,3 +49,22 @@ def children() -> Iterator[list[Any]]:
         if process.poll() is None:
             process.kill()
         process.communicate(timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def games_added_stay_in_their_test() -> Iterator[None]:
+    """Game folders a test adds in-process (add_game_paths, a config's games key) are forgotten after it.
+
+    Otherwise they stay found in that worker, and the sandbox shows them to later tests' bots.
+    """
+    from arena.games import registry
+
+    extra, listed = list(registry._extra), os.environ.get(registry.ENV_VARIABLE)
+    yield
+    if registry._extra != extra or os.environ.get(registry.ENV_VARIABLE) != listed:
+        registry._extra[:] = extra
+        registry._found = None
+        if listed is None:
+            os.environ.pop(registry.ENV_VARIABLE, None)
+        else:
+            os.environ[registry.ENV_VARIABLE] = listed
