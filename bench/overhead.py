@@ -46,14 +46,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.clock import ClockSettings  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.launch.specs.botspec import Wire, parse_bot_spec  # noqa: E402
 from arena.launch.processes.process import BotProcess, Limits  # noqa: E402
 from arena.launch.sandbox.sandbox import Sandbox  # noqa: E402
+from arena.launch.specs.botspec import Wire, parse_bot_spec  # noqa: E402
 from arena.logs.matchlog import LogWriter  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
+from arena.match.listener import Listener  # noqa: E402
 from arena.match.onematch import launch_player, shutdown  # noqa: E402
 from arena.match.referee import Referee  # noqa: E402
-from arena.match.listener import Listener  # noqa: E402
 from arena.match.remote import RemoteSettings  # noqa: E402
 from protocol import zmtp  # noqa: E402
 from protocol.codec import encode_json_line  # noqa: E402

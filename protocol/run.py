@@ -23,7 +23,6 @@ from typing import Any
 
 from protocol import zmtp
 from protocol.bot import Bot
-from protocol.options import KeyValueError, build_bot, parse_key_values
 from protocol.codec import (
     ProtocolError,
     decode_from_referee,
@@ -32,6 +31,7 @@ from protocol.codec import (
     encode_json_line,
 )
 from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES, hello_message
+from protocol.options import KeyValueError, build_bot, parse_key_values
 
 
 class BotLoadError(Exception):

@@ -15,10 +15,10 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.games import State, get_game
-from arena.launch.specs.botspec import Wire, default_wire, parse_bot_spec
 from arena.launch.processes.isolation import MARK_VARIABLE
 from arena.launch.processes.process import Limits
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import Wire, default_wire, parse_bot_spec
 from arena.match.onematch import MatchPlan, play_match
 from arena.match.result import MatchResult
 from arena.setups import complete_setup

@@ -22,7 +22,14 @@ from arena.argtypes import (
     find_game,
     non_negative_int,
 )
-from arena.cli.series import add_conditions, add_series_arguments, add_setup_arguments, cmd_series, conditions, setup_values
+from arena.cli.series import (
+    add_conditions,
+    add_series_arguments,
+    add_setup_arguments,
+    cmd_series,
+    conditions,
+    setup_values,
+)
 from arena.games import (
     GameError,
     add_game_paths,
@@ -33,8 +40,8 @@ from arena.games import (
     game_names,
     get_game,
 )
-from arena.launch.specs.plugins import bots_for
 from arena.launch.processes.process import MachineError
+from arena.launch.specs.plugins import bots_for
 from arena.viewer.cli import add_replay_arguments, run_replay
 
 # Modules that add subcommands through register(subparsers).

@@ -15,10 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeGuard, TypeVar
 
-from arena.games.seats import SeatView, play_turn, random_turn, wire
 from arena.games.base import (
     REFEREE,
-    Event,
     Game,
     IllegalMove,
     Move,
@@ -26,6 +24,7 @@ from arena.games.base import (
     State,
     ranks_from_scores,
 )
+from arena.games.seats import SeatView, play_turn, random_turn, wire
 
 __all__ = ["CHECKS", "Check", "CheckResult", "Problem", "Report", "check_game", "play_turn", "players_for",
            "position", "random_turn"]

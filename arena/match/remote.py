@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena.match.trace import TraceTap, quote_bytes
 from arena.match.link import Inbox, InboxLink, LinkState, Via
+from arena.match.trace import TraceTap, quote_bytes
 from protocol.codec import encode
 from protocol.keys import KeyFileError, key_name, new_key_pair, read_key_file
 from protocol.messages import welcome_message

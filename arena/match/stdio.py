@@ -14,8 +14,8 @@ import os
 from typing import Any
 
 from arena.launch.processes.process import BotProcess
-from arena.match.trace import QUOTE_LIMIT, TraceTap, quote_bytes
 from arena.match.link import Inbox, InboxLink, LinkState, Via, write_within
+from arena.match.trace import QUOTE_LIMIT, TraceTap, quote_bytes
 from protocol.codec import ProtocolError, check_message, decode_json_line, encode_json_line
 from protocol.messages import BOT_TYPES, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 

@@ -29,14 +29,14 @@ from arena.argtypes import (
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, State, UnknownGame, get_game
 from arena.games.seats import SeatView
+from arena.kit.terminal import Terminal, View, colour_wanted
+from arena.kit.views import view_for
 from arena.launch.specs.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.launch.specs.plugins import bots_for
 from arena.logs.signing import user_key
 from arena.match.onematch import MatchPlan, default_log_path, play_match
 from arena.match.result import MatchResult
 from arena.play.session import PlaySession, SeatPlan
-from arena.kit.terminal import Terminal, View, colour_wanted
-from arena.kit.views import view_for
 
 HUMAN = "human"  # `--vs human`: another person at this terminal
 # "No clock": a week, far beyond any sitting (and below 2**31 ms, which the referee's poll

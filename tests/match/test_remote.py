@@ -25,10 +25,11 @@ import zmq.auth
 from arena.api import play_match as api_play_match
 from arena.clock import ClockSettings
 from arena.games import get_game
-from arena.launch.specs.botspec import parse_bot_spec
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import parse_bot_spec
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
+from arena.match.link import LinkState
 from arena.match.listener import Listener
 from arena.match.onematch import MatchPlan, play_match
 from arena.match.remote import (
@@ -41,7 +42,6 @@ from arena.match.remote import (
     uncharged_ms,
 )
 from arena.match.result import MatchResult
-from arena.match.link import LinkState
 from arena.setups import complete_setup
 from protocol.keys import new_key_pair
 from tests.helpers import FIXTURES, ROOT, free_port, run, wait_until

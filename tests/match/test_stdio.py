@@ -11,9 +11,9 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.games import get_game
-from arena.launch.specs.botspec import parse_bot_spec
 from arena.launch.processes.process import BotProcess, Limits
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import parse_bot_spec
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.match import link, stdio

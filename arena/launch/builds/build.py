@@ -30,10 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.launch.builds import bundle
-
-from arena.launch.sandbox import uids
 from arena.launch.processes.cgroups import BotCgroup, CgroupLimits
 from arena.launch.processes.process import Limits, MachineError
+from arena.launch.sandbox import uids
 from arena.launch.sandbox.sandbox import PROJECT_ROOT, WORK_DIR, ChainPlan, Isolation, Sandbox, drop_args, launch_chain
 
 BUILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": WORK_DIR, "LANG": "C.UTF-8"}

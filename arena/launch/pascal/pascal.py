@@ -47,9 +47,18 @@ from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
-from arena.launch.sandbox import uids
-from arena.launch.processes.cgroups import BotCgroup, CgroupLimits
 from arena.launch.pascal.pascal_host import BRIDGE_SOURCE, LIBRARY_SOURCE
+from arena.launch.processes.cgroups import BotCgroup, CgroupLimits
+from arena.launch.processes.process import LaunchError, Limits, MachineError
+from arena.launch.sandbox import uids
+from arena.launch.sandbox.sandbox import (
+    ChainPlan,
+    Isolation,
+    Sandbox,
+    launch_chain,
+    resolve_sandbox,
+    unreachable,
+)
 from arena.launch.specs.pascal_source import (
     MAX_DIRECTIVE,
     STATIC_DATA_LIMIT,
@@ -58,15 +67,6 @@ from arena.launch.specs.pascal_source import (
     directive_end,
     scan,
     static_data_size,
-)
-from arena.launch.processes.process import LaunchError, Limits, MachineError
-from arena.launch.sandbox.sandbox import (
-    ChainPlan,
-    Isolation,
-    Sandbox,
-    launch_chain,
-    resolve_sandbox,
-    unreachable,
 )
 
 log = logging.getLogger(__name__)

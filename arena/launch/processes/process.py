@@ -17,10 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from arena.launch.sandbox import folders, uids
-from arena.launch.specs.botspec import BotSpec
 from arena.launch.processes.cgroups import BotCgroup, CgroupLimits
-from arena.launch.sandbox.folders import NEUTRAL_DIR
 from arena.launch.processes.isolation import (
     MARK_VARIABLE,
     become_subreaper,
@@ -31,6 +28,8 @@ from arena.launch.processes.isolation import (
     tree_pids,
 )
 from arena.launch.processes.launcher import BOT_DIR_PREFIX
+from arena.launch.sandbox import folders, uids
+from arena.launch.sandbox.folders import NEUTRAL_DIR
 from arena.launch.sandbox.sandbox import (
     PROJECT_ROOT,
     ChainPlan,
@@ -41,6 +40,7 @@ from arena.launch.sandbox.sandbox import (
     resolve_sandbox,
     unreachable,
 )
+from arena.launch.specs.botspec import BotSpec
 from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES
 
 log = logging.getLogger(__name__)

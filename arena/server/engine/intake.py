@@ -31,18 +31,18 @@ from arena.launch.builds.build import BuildLimits, python_command, run_build, ru
 from arena.launch.processes.process import LaunchError, MachineError
 from arena.launch.sandbox.sandbox import SandboxError, resolve_sandbox
 from arena.outcomes import FAILURES
+from arena.server.engine.draws import draw_secret, game_seed, validation_setups
+from arena.server.engine.ladder import MU, SIGMA
 from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database, Row, Status, now
-from arena.server.engine.draws import draw_secret, game_seed, validation_setups
 from arena.server.state.eventlog import tell
 from arena.server.state.layout import add_support, bot_folder, seat_spec, version_folder
-from arena.server.engine.ladder import MU, SIGMA
 from arena.server.uploads.sources import LANGUAGES, SubmissionError, upload_name
 from arena.server.uploads.unpack import UploadBounds, arguments
 from arena.tournament.plan.config import ConfigError, config_from_data
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.plan.errors import TournamentError
 from arena.tournament.results.store import StoreError
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 
 VALIDATION_LEASE_S = 600.0
 # The upload's reader in the sandbox: a bomb meets these long before the server notices it.

@@ -18,8 +18,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from arena.games import UnknownGame, get_game
-from arena.launch.specs.plugins import bots_for
 from arena.launch.sandbox.sandbox import Sandbox, filter_problem, resolve_sandbox
+from arena.launch.specs.plugins import bots_for
 from arena.match.remote import DEFAULT_GRACE_MS
 from arena.tournament.plan.checker import add_games
 from arena.tournament.plan.config import Checker, ConfigError, TournamentConfig, config_from_data

@@ -8,12 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
-from arena.tournament.run.coordinator import load_standings
-from arena.tournament.run.dirlock import DirectoryInUse, lock_directory
+from arena.tournament.audit.verify import NotResults, Report, verify_directory
 from arena.tournament.plan.errors import TournamentError
 from arena.tournament.results.report import terminal, write_reports
 from arena.tournament.results.store import StoreError
-from arena.tournament.audit.verify import NotResults, Report, verify_directory
+from arena.tournament.run.coordinator import load_standings
+from arena.tournament.run.dirlock import DirectoryInUse, lock_directory
 
 
 def register(subparsers: Any) -> None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from arena.launch.specs.botspec import BotKind, BotSpec
 from arena.launch.sandbox.sandbox import shown_to_every_bot
+from arena.launch.specs.botspec import BotKind, BotSpec
 
 FIX = "give each bot a folder of its own with `dir` in its entry, or set shared_dirs = true for trusted bots"
 

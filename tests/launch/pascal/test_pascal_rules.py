@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena.launch.pascal.pascal import _check_static_data
-from arena.launch.specs.pascal_source import ObjectFileError, contest_problem, static_data_size
 from arena.launch.processes.process import LaunchError
+from arena.launch.specs.pascal_source import ObjectFileError, contest_problem, static_data_size
 from tests.helpers import ROOT, require
 
 EXAMPLE = ROOT / "bots" / "examples" / "territory.pas"

@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
-from arena.launch.sandbox import procmask, sandbox, uids
-from arena.launch.specs.botspec import Wire
 from arena.launch.processes.process import Limits
+from arena.launch.sandbox import procmask, sandbox, uids
 from arena.launch.sandbox.sandbox import Sandbox
 from arena.launch.sandbox.uids import pool_range
+from arena.launch.specs.botspec import Wire
 from arena.logs.matchlog import read_log
 from arena.match.result import MatchResult
 from tests.helpers import FIXTURES, ROOT, alive, ancestors, require, run

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.launch.sandbox import folders
-from arena.launch.specs.botspec import parse_bot_spec
 from arena.launch.processes.process import PROJECT_ROOT, BotProcess, LaunchError, preflight
+from arena.launch.sandbox import folders
 from arena.launch.sandbox.sandbox import Sandbox, resolve_sandbox, unreachable
 from arena.launch.sandbox.uids import pool_range
+from arena.launch.specs.botspec import parse_bot_spec
 from arena.logs.matchlog import read_log
 from tests.helpers import ROOT, require, run
 from tests.launch.sandbox.test_attacks import BOARD, needs_root

@@ -193,9 +193,9 @@ def test_a_listen_address_that_cannot_be_bound_stops_the_server_in_one_line(tmp_
 
 
 def test_the_finals_take_remote_entrants_only_when_the_config_says(tmp_path: Path) -> None:
+    from arena.server.engine.finals import freeze_field
     from arena.server.state.config import server_config_from_data
     from arena.server.state.db import Database, Status
-    from arena.server.engine.finals import freeze_field
 
     for finals in (False, True):
         config = server_config_from_data({"game": "blocking", "sandbox": "none", "directory": f"state-{finals}",

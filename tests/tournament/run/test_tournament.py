@@ -13,9 +13,9 @@ from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.outcomes import FAILURES
 from arena.tournament.plan.config import config_from_data
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.results.formats import plan_for
 from arena.tournament.results.store import ResultsStore, StoreError
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 from tests.helpers import badbot
 from tests.tournament.helpers import (
     cli,
