@@ -297,8 +297,9 @@ def run_series(game: str, bots: Sequence[str], games: int, *, sprt: str | Mappin
                setup: Setup = None, seed: int | None = None, budget_ms: int = 10_000, increment_ms: int = 0,
                move_ms: int | None = None, margin_ms: int = 200, clock_mode: str = "wall", ponder: bool = False,
                sandbox: str = "auto", memory_mb: int = 4096, transport: str | None = None,
-               names: Sequence[str] | None = None, workers: int | None = None, out: PathLike | None = None, resume: bool = False,
-               trace: PathLike | None = None, progress: bool = False, report_every: int = 0) -> Result:
+               names: Sequence[str] | None = None, workers: int | None = None, out: PathLike | None = None,
+               resume: bool = False, trace: PathLike | None = None, progress: bool = False,
+               report_every: int = 0) -> Result:
     """Play a series (games in pairs, seats swapped); its summary as `arena match --games N --json` prints it.
 
     sprt: "elo0=0,elo1=5" or {"elo0": 0, "elo1": 5, ...}: stop as soon as the SPRT decides. The

@@ -206,7 +206,7 @@ def native_stdio_spec(directory: str) -> str | None:
 
 def referee_us_per_ply(matches: int, size: int, bot: str | None = None,
                        wire: Wire | None = None) -> tuple[float, int]:
-    """Wall time per ply of whole matches between two persistent instant bots (Python on the default wire unless told)."""
+    """Wall time per ply of whole matches between two persistent instant bots (Python, default wire unless told)."""
     game = get_game("blocking")
     hub = Hub()
     spec = parse_bot_spec(bot or f"{INSTANT}:InstantBot", "blocking", wire=wire)

@@ -83,7 +83,7 @@ def user_server_key() -> Path:
 
 
 def peer_name(fd: int) -> Any:
-    """The address of the peer of the socket on fd (a descriptor libzmq owns: read through a duplicate); None if none."""
+    """The address of the peer of the socket on fd (a descriptor libzmq owns: read via a duplicate); None if none."""
     try:
         with socket.socket(fileno=os.dup(fd)) as sock:
             return sock.getpeername()

@@ -132,7 +132,8 @@ class PipeLink(InboxLink):
         if message["type"] != "hello":
             self._inbox.violation = f"stdio: the first line must be a hello, not a {message['type']!r}"
         elif message["protocol"] != PROTOCOL_VERSION:
-            self._inbox.violation = f"stdio: hello for protocol {message['protocol']}; this referee speaks {PROTOCOL_VERSION}"
+            self._inbox.violation = (f"stdio: hello for protocol {message['protocol']}; "
+                                     f"this referee speaks {PROTOCOL_VERSION}")
         else:
             self._waiting = False
 

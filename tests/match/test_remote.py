@@ -274,7 +274,7 @@ print(json.dumps(play_match("blocking", ["remote:alice", "maxblock"], setup={"ro
 
 @pytest.fixture
 def slow_link(children: list[subprocess.Popen[str]]) -> tuple[str, str]:
-    """Network namespaces for the referee and a bot, joined by a link of LINK_DELAY_MS each way (their nsenter paths)."""
+    """Network namespaces for the referee and a bot, linked with LINK_DELAY_MS each way (their nsenter paths)."""
     missing = [tool for tool in ("ip", "nsenter") if shutil.which(tool) is None]
     why = ("network namespaces need root" if os.geteuid() != 0 else "no /dev/net/tun"
            if not os.path.exists("/dev/net/tun") else f"{missing[0]} is not installed" if missing else "")

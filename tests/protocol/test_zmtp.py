@@ -52,7 +52,8 @@ def test_reserved_flag_bits_are_refused_in_one_write_as_in_two() -> None:
             decoder = ready_decoder()
             for chunk in chunks:
                 decoder.feed(chunk)
-    assert verdict([HANDSHAKE, framed]) == verdict([HANDSHAKE + framed]) == verdict([bytes((byte,)) for byte in HANDSHAKE + framed])
+    assert (verdict([HANDSHAKE, framed]) == verdict([HANDSHAKE + framed])
+            == verdict([bytes((byte,)) for byte in HANDSHAKE + framed]))
 
 
 def test_a_more_frame_then_the_move_is_one_two_frame_message_in_one_write_or_two() -> None:

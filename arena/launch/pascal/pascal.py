@@ -496,7 +496,7 @@ def compile_module(source: Path, *, sandbox: Sandbox = Sandbox.AUTO, contest: bo
 
 def _build(source: Path, build: Path, fpc: str, unit: str, data: bytes, includes: Mapping[str, bytes],
            isolation: Isolation) -> float:
-    """Write the module and its generated host into build and compile them there with fpc in the sandbox; the seconds taken."""
+    """Write the module and its generated host into build, compile them there with fpc in the sandbox; seconds taken."""
     _write_sources(build, unit, data, includes)
     command = (fpc, *FPC_FLAGS, f"-FU{build / 'units'}", f"-FE{build}", f"{HOST}.pas")
     started = time.monotonic()

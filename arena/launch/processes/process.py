@@ -122,7 +122,9 @@ class OutputTail:
             return ""
         line = lines[-1].strip()
         # Long paths make long lines, and the end often says what to do: keep both ends.
-        return line if len(line) <= LAST_LINE_CHARS else f"{line[:LAST_LINE_CHARS // 2]} … {line[-LAST_LINE_CHARS // 2:]}"
+        if len(line) <= LAST_LINE_CHARS:
+            return line
+        return f"{line[:LAST_LINE_CHARS // 2]} … {line[-LAST_LINE_CHARS // 2:]}"
 
     def text(self) -> str:
         """The kept output as text, prefixed by a note when bytes were dropped."""

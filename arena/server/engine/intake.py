@@ -87,7 +87,8 @@ def check_upload(config: ServerConfig, filename: str, data: bytes) -> Checked:
     name = upload_name(filename)
     if len(data) > config.uploads.max_bytes:
         raise SubmissionError(f"{name}: {len(data)} bytes, over the limit of {config.uploads.max_bytes}", 413)
-    reader = python_command("arena.server.uploads.unpack", arguments("check", name, game_interfaces(config.game), bounds(config)))
+    reader = python_command("arena.server.uploads.unpack",
+                            arguments("check", name, game_interfaces(config.game), bounds(config)))
     busy = SubmissionError("the server cannot check uploads just now; try again in a minute", 503)
     if not _READERS.acquire(timeout=READER_QUEUE_S):
         raise busy
@@ -255,8 +256,9 @@ class Intake:
         """Build the version into its bot folder in the sandbox; its build log (None: failed, or tried again later)."""
         limits = BuildLimits(timeout_s=float(self.config.ladder.build_timeout_s),
                              output_files=max(2000, 10 * self.config.uploads.max_files))
-        unpack = python_command("arena.server.uploads.unpack", arguments("unpack", row.filename,
-                                                                 game_interfaces(self.config.game), bounds(self.config)))
+        unpack = python_command("arena.server.uploads.unpack",
+                                arguments("unpack", row.filename, game_interfaces(self.config.game),
+                                          bounds(self.config)))
         bot_dir = self.config.directory / bot_folder(row.entrant_name, row.version)
         shutil.rmtree(bot_dir, ignore_errors=True)  # a leftover of a build the server did not finish
         # The arena's own Python is named `python` in the log: the log names no path of this machine.
@@ -370,8 +372,8 @@ class Intake:
         stamp = now()
         with self.db.transaction() as tx:
             if tx.execute("SELECT disabled FROM entrants WHERE id = ?", (row.entrant,)).fetchone()[0]:
-                tx.execute("UPDATE submissions SET status = ?, detail = ?, validation_log = ?, updated = ? WHERE id = ?",
-                           (Status.DISABLED, "disqualified by the admin", report, stamp, row.id))
+                tx.execute("UPDATE submissions SET status = ?, detail = ?, validation_log = ?, updated = ? "
+                           "WHERE id = ?", (Status.DISABLED, "disqualified by the admin", report, stamp, row.id))
                 tell("version", "%s: disabled (its entrant is disqualified)", who(row), submission=row.id,
                      status=Status.DISABLED)
                 return

@@ -26,8 +26,8 @@ def register(subparsers: Any) -> None:
 VERIFY_HELP = "check a tournament directory as a whole: store, logs, reports"
 VERIFY_DESCRIPTION = ("Check that DIR's store holds one row per scheduled match, that every played match's log is "
                       "signed, re-simulates and agrees with its row, and that the reports are what the store gives. "
-                      "Prints one line per kind of problem (counted, with examples; --all: every one); exit 0: all holds, "
-                      "1: problems or matches still to play, 2: not a results directory.")
+                      "Prints one line per kind of problem (counted, with examples; --all: every one); "
+                      "exit 0: all holds, 1: problems or matches still to play, 2: not a results directory.")
 
 
 def add_verify(subparsers: Any, func: Any = None, help: str = VERIFY_HELP, description: str = VERIFY_DESCRIPTION,

@@ -62,7 +62,8 @@ def folder_conflict(bots: list[tuple[str, BotSpec]], config_file: str | os.PathL
             if theirs and j > i and theirs == own:
                 return f"{label} and {other} share the folder {own}: each would read the other's files"
             if theirs and theirs != own and _inside(theirs, own):
-                return f"the folder of {other}, {theirs}, is inside that of {label}, {own}: {label} would read its files"
+                return (f"the folder of {other}, {theirs}, is inside that of {label}, {own}: "
+                        f"{label} would read its files")
             for path in files[j]:
                 if _inside(path, own):
                     return f"the folder of {label}, {own}, holds {path}, a file of {other}"

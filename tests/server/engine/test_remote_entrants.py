@@ -238,8 +238,9 @@ def test_with_finals_true_a_connected_remote_entrant_plays_the_finals(
         info = server.get("/api/remote").json()
         (keys / "server.key").write_text(f'metadata\ncurve\n    public-key = "{info["server_key"]}"\n')
         processes.append(subprocess.Popen(
-            [sys.executable, "-m", "protocol.run", "--connect", info["listen"], "--server-key", str(keys / "server.key"),
-             "--key", str(keys / "ada.key_secret"), "arena.games.blocking.bots.simple:SequentialBot"], cwd=ROOT,
+            [sys.executable, "-m", "protocol.run", "--connect", info["listen"],
+             "--server-key", str(keys / "server.key"), "--key", str(keys / "ada.key_secret"),
+             "arena.games.blocking.bots.simple:SequentialBot"], cwd=ROOT,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True))
         assert server.settled("ada", number, timeout=120)["status"] == "active"
         assert server.settled("bob", bob, timeout=120)["status"] == "active"
