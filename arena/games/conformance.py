@@ -450,7 +450,7 @@ class _Playout:
             self.fail("copy", f"a copy changed when the original played {_short(moves)}")
         elif self.call("deterministic", "apply_turn on a copy", play_turn, copy, moves) != events:
             self.fail("deterministic", f"the turn {_short(moves)} causes other events on a copy")
-        for seat, move in moves.items():
+        for _seat, move in moves.items():
             shown = self.call("render", f"render_move({_short(move)})", self.game.render_move, move)
             if not isinstance(shown, str):
                 self.fail("render", f"render_move returned a {type(shown).__name__}, not text")

@@ -117,7 +117,7 @@ class OutputTail:
 
     def last_line(self) -> str:
         """The last non-empty line written (shortened), for one-line failure reports."""
-        lines = [l for l in self.data.decode("utf-8", errors="replace").splitlines() if l.strip()]
+        lines = [text for text in self.data.decode("utf-8", errors="replace").splitlines() if text.strip()]
         if not lines:
             return ""
         line = lines[-1].strip()

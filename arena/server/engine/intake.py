@@ -276,8 +276,8 @@ class Intake:
             return None
         took = time.monotonic() - started
         if not built.ok:
-            why = ("it ran longer than the limit of %d s" % limits.timeout_s if built.timed_out else
-                   "its result was larger than %d MiB or %d files" % (limits.output_mb, limits.output_files)
+            why = (f"it ran longer than the limit of {int(limits.timeout_s)} s" if built.timed_out else
+                   f"its result was larger than {limits.output_mb} MiB or {limits.output_files} files"
                    if built.too_big else built.problem or f"the command exited with status {built.returncode}")
             self.finish(row, Status.FAILED, f"build failed: {why}", build_log=header + built.log)
             return None
@@ -363,7 +363,7 @@ class Intake:
                 if record.offender == seat:
                     failed[str(record.reason)] += 1
             lines.append(line)
-        verdict = ("PASS: no failure in %d games" % len(records) if not failed else
+        verdict = (f"PASS: no failure in {len(records)} games" if not failed else
                    "FAIL: " + ", ".join(f"{reason} {count}" for reason, count in sorted(failed.items())))
         return not failed and bool(records), "\n".join([*lines, verdict]) + "\n"
 

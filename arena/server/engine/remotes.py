@@ -216,6 +216,6 @@ def record_line(validation: Validation, ord_: int, record: MatchRecord) -> None:
 def report(validation: Validation) -> tuple[bool, str]:
     """(passed, the validation report) once every game is in."""
     count = len(validation.lines)
-    verdict = ("PASS: no failure in %d games" % count if not validation.failed else
+    verdict = (f"PASS: no failure in {count} games" if not validation.failed else
                "FAIL: " + ", ".join(f"{reason} {n}" for reason, n in sorted(validation.failed.items())))
     return not validation.failed and count > 0, "\n".join([*validation.lines, verdict]) + "\n"

@@ -125,11 +125,11 @@ def test_a_file_spec_names_its_folder_at_parse_time(entrant: Path) -> None:
 
 def test_words_into_the_folder_are_rewritten_and_others_kept(entrant: Path) -> None:
     argv = ("/usr/bin/python3", "-m", "protocol.run", "--stdio", f"{entrant}/bot.py:Probe", "--options-json",
-            '{"path": "%s/x"}' % entrant, f"--weights={entrant}/weights.txt", str(entrant), "/etc/hostname",
+            f'{{"path": "{entrant}/x"}}', f"--weights={entrant}/weights.txt", str(entrant), "/etc/hostname",
             f"{entrant}-other/bot.py")
     assert folders.rewrite(argv, str(entrant), "/bot") == (
         "/usr/bin/python3", "-m", "protocol.run", "--stdio", "/bot/bot.py:Probe", "--options-json",
-        '{"path": "%s/x"}' % entrant, "--weights=/bot/weights.txt", "/bot", "/etc/hostname",
+        f'{{"path": "{entrant}/x"}}', "--weights=/bot/weights.txt", "/bot", "/etc/hostname",
         f"{entrant}-other/bot.py")
 
 
