@@ -19,10 +19,10 @@ from typing import Any
 
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, State, UnknownGame, get_game
-from arena.launch.specs.botspec import BotKind, BotSpec, BotSpecError, default_wire, parse_wire
 from arena.launch.processes.probe import check_starts
 from arena.launch.processes.process import LaunchError, Limits, MachineError, preflight
 from arena.launch.sandbox.sandbox import Sandbox, SandboxError, announce, check_sandbox
+from arena.launch.specs.botspec import BotKind, BotSpec, BotSpecError, default_wire, parse_wire
 from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, allowed_keys, user_server_key
 from arena.outcomes import public_detail
 from arena.setups import SetupFileError, complete_setup, load_setup_file
@@ -36,12 +36,12 @@ from arena.tournament.plan.adhoc import (
     tournament_hint,
 )
 from arena.tournament.plan.config import ConfigError, TournamentConfig, config_from_data, load_config
-from arena.tournament.run.coordinator import RunOptions
 from arena.tournament.results.report import STANDINGS_MD, terminal
 from arena.tournament.results.series import parse_sprt
+from arena.tournament.results.standings import standings_data
+from arena.tournament.run.coordinator import RunOptions
 from arena.tournament.run.session import RunOutcome, RunRefused, outline, run_config, run_directory
 from arena.tournament.stats.sprt import SprtSettings, SprtSettingsError, sprt_settings
-from arena.tournament.results.standings import standings_data
 from protocol.keys import KeyFileError, read_key_file
 
 PathLike = str | os.PathLike[str]
@@ -297,8 +297,9 @@ def run_series(game: str, bots: Sequence[str], games: int, *, sprt: str | Mappin
                setup: Setup = None, seed: int | None = None, budget_ms: int = 10_000, increment_ms: int = 0,
                move_ms: int | None = None, margin_ms: int = 200, clock_mode: str = "wall", ponder: bool = False,
                sandbox: str = "auto", memory_mb: int = 4096, transport: str | None = None,
-               names: Sequence[str] | None = None, workers: int | None = None, out: PathLike | None = None, resume: bool = False,
-               trace: PathLike | None = None, progress: bool = False, report_every: int = 0) -> Result:
+               names: Sequence[str] | None = None, workers: int | None = None, out: PathLike | None = None,
+               resume: bool = False, trace: PathLike | None = None, progress: bool = False,
+               report_every: int = 0) -> Result:
     """Play a series (games in pairs, seats swapped); its summary as `arena match --games N --json` prints it.
 
     sprt: "elo0=0,elo1=5" or {"elo0": 0, "elo1": 5, ...}: stop as soon as the SPRT decides. The

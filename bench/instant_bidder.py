@@ -10,7 +10,8 @@ from protocol.bot import Bot
 class InstantBidder(Bot):
     """Bids its cards in order, 1, 2, 3, ..."""
 
-    def init_game(self, game: str, seat: int, players: int, setup: dict[str, Any], time_left_ms: int, match: str) -> None:
+    def init_game(self, game: str, seat: int, players: int, setup: dict[str, Any], time_left_ms: int,
+                  match: str) -> None:
         self.cards = list(range(setup["cards"], 0, -1))
 
     def turn(self, events: list[list[Any]], time_left_ms: int) -> Any:

@@ -15,7 +15,8 @@ class InstantBot(Bot):
         super().__init__(**options)
         self.plans: dict[tuple[str, int], list[Any]] = {}
 
-    def init_game(self, game: str, seat: int, players: int, setup: dict[str, Any], time_left_ms: int, match: str) -> None:
+    def init_game(self, game: str, seat: int, players: int, setup: dict[str, Any], time_left_ms: int,
+                  match: str) -> None:
         key = (repr(sorted(setup.items())), seat)
         if key not in self.plans:  # every bench match has the same board: plan it once
             state, _ = get_game(game).start(setup, players, 0)

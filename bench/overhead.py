@@ -46,14 +46,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.clock import ClockSettings  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.launch.specs.botspec import Wire, parse_bot_spec  # noqa: E402
 from arena.launch.processes.process import BotProcess, Limits  # noqa: E402
 from arena.launch.sandbox.sandbox import Sandbox  # noqa: E402
+from arena.launch.specs.botspec import Wire, parse_bot_spec  # noqa: E402
 from arena.logs.matchlog import LogWriter  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
+from arena.match.listener import Listener  # noqa: E402
 from arena.match.onematch import launch_player, shutdown  # noqa: E402
 from arena.match.referee import Referee  # noqa: E402
-from arena.match.listener import Listener  # noqa: E402
 from arena.match.remote import RemoteSettings  # noqa: E402
 from protocol import zmtp  # noqa: E402
 from protocol.codec import encode_json_line  # noqa: E402
@@ -206,7 +206,7 @@ def native_stdio_spec(directory: str) -> str | None:
 
 def referee_us_per_ply(matches: int, size: int, bot: str | None = None,
                        wire: Wire | None = None) -> tuple[float, int]:
-    """Wall time per ply of whole matches between two persistent instant bots (Python on the default wire unless told)."""
+    """Wall time per ply of whole matches between two persistent instant bots (Python, default wire unless told)."""
     game = get_game("blocking")
     hub = Hub()
     spec = parse_bot_spec(bot or f"{INSTANT}:InstantBot", "blocking", wire=wire)

@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.launch.specs.botspec import parse_bot_spec  # noqa: E402
 from arena.launch.processes.process import BotProcess, Limits  # noqa: E402
 from arena.launch.sandbox.sandbox import Sandbox, check_sandbox, resolve_sandbox  # noqa: E402
+from arena.launch.specs.botspec import parse_bot_spec  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
 from arena.match.onematch import launch_player  # noqa: E402
 from bench.tournament import config, run  # noqa: E402

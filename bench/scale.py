@@ -25,8 +25,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.tournament.plan.config import TournamentConfig, config_from_data  # noqa: E402
-from arena.tournament.run.coordinator import RunOptions, make_executor  # noqa: E402
 from arena.tournament.results.formats import plan_for  # noqa: E402
+from arena.tournament.run.coordinator import RunOptions, make_executor  # noqa: E402
 
 
 def config(bots: int, matches: int) -> TournamentConfig:

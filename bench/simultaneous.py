@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.clock import ClockSettings  # noqa: E402
 from arena.games import get_game  # noqa: E402
-from arena.launch.specs.botspec import parse_bot_spec  # noqa: E402
 from arena.launch.processes.process import Limits  # noqa: E402
 from arena.launch.sandbox.sandbox import Sandbox  # noqa: E402
+from arena.launch.specs.botspec import parse_bot_spec  # noqa: E402
 from arena.logs.matchlog import LogWriter  # noqa: E402
 from arena.match.hub import Hub  # noqa: E402
 from arena.match.onematch import launch_player, shutdown  # noqa: E402

@@ -33,8 +33,8 @@ from typing import Any
 
 from arena.games.blocking.rules import neighbourhoods
 from arena.tournament.plan.config import config_from_data
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.results.standings import Standings
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 
 SOLVER_SECONDS = 30.0  # per blocking board whose outcome the bench computes with the solver
 SOLVER_CELLS = 100  # larger boards are left unknown (out of the solver's reach anyway)
@@ -188,8 +188,8 @@ def blocking_check(standings: Standings, setups: list[dict[str, Any]]) -> list[s
 
 def tiles_check(standings: Standings, setups: list[dict[str, Any]]) -> list[str]:
     """Games where perfect scored at least the exact value of its seat (by alpha-beta)."""
-    from arena.games.tiles.rules import GAME as game
     from arena.games.tiles.bots.search import AlphaBeta, Rules
+    from arena.games.tiles.rules import GAME as game
 
     values = []
     for setup in setups:
@@ -209,8 +209,8 @@ def tiles_check(standings: Standings, setups: list[dict[str, Any]]) -> list[str]
 
 def tiles_search(positions: int, max_states: int) -> list[str]:
     """Plain negamax vs alpha-beta states on seeded positions needing >= 10^6 plain states."""
-    from arena.games.tiles.rules import GAME as game
     from arena.games.tiles.bots.search import AlphaBeta, PlainNegamax, Rules, SearchAborted
+    from arena.games.tiles.rules import GAME as game
 
     rows = [("| seed | pot | negamax states | negamax s | alpha-beta states | alpha-beta s "
              "| fewer states | same score |"), "|---|---|---|---|---|---|---|---|"]

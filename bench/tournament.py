@@ -32,8 +32,8 @@ from arena.tournament.plan.config import (
     config_from_data,
     default_concurrency,
 )
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.results.formats import plan_for
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.workers.executors import make_plan
 from arena.tournament.workers.worker import MatchRunner
 

@@ -23,7 +23,6 @@ from typing import Any
 
 from protocol import zmtp
 from protocol.bot import Bot
-from protocol.options import KeyValueError, build_bot, parse_key_values
 from protocol.codec import (
     ProtocolError,
     decode_from_referee,
@@ -32,6 +31,7 @@ from protocol.codec import (
     encode_json_line,
 )
 from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES, hello_message
+from protocol.options import KeyValueError, build_bot, parse_key_values
 
 
 class BotLoadError(Exception):
@@ -100,7 +100,8 @@ def load_bot_class(spec: str) -> type[Bot]:
     if class_name:
         cls = getattr(module, class_name, None)
         if not (inspect.isclass(cls) and issubclass(cls, Bot)):
-            raise BotLoadError(f"{target} has no Bot subclass {class_name}" + (f" (it defines {names})" if found else ""))
+            raise BotLoadError(f"{target} has no Bot subclass {class_name}"
+                               + (f" (it defines {names})" if found else ""))
         return cls
     if not found:
         raise BotLoadError(f"{target} defines no subclass of protocol.Bot: a Python bot is one (class MyBot(Bot), "
@@ -240,7 +241,8 @@ def _remote_socket(context: Any, endpoint: str, server_key: bytes | None, public
     sock.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
     sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES * 16)
     sock.linger = 1000
-    failed = zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+    failed = (zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+              | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
     monitor = sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED | failed)
     sock.connect(endpoint)
     return sock, monitor
@@ -338,7 +340,8 @@ def _arguments() -> argparse.ArgumentParser:
                              "(what the arena asks before a match)")
     parser.add_argument("--connect", metavar="tcp://HOST:PORT", default="",
                         help="play on another machine's referee over TCP with CURVE (SPEC.md section 13)")
-    parser.add_argument("--server-key", metavar="FILE", default="", help="with --connect: the referee's public key file")
+    parser.add_argument("--server-key", metavar="FILE", default="",
+                        help="with --connect: the referee's public key file")
     parser.add_argument("--key", metavar="FILE", default="",
                         help="with --connect: this bot's secret key file (NAME.key_secret of arena keys new)")
     return parser

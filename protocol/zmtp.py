@@ -197,7 +197,7 @@ class Decoder:
         return True
 
     def _frame_head(self, buffer: bytearray, at: int, end: int) -> tuple[int, int, int] | None:
-        """(flags, header bytes, body bytes) of the frame at `at`, checked against the limits; None until its header is whole."""
+        """(flags, header bytes, body bytes) of the frame at `at`, within the limits; None until its header is whole."""
         flags = buffer[at]
         if flags & ~(MORE | LONG | COMMAND):
             raise ZmtpError(f"frame flags {flags:#04x}")

@@ -15,10 +15,10 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.games import State, get_game
-from arena.launch.specs.botspec import Wire, default_wire, parse_bot_spec
 from arena.launch.processes.isolation import MARK_VARIABLE
 from arena.launch.processes.process import Limits
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import Wire, default_wire, parse_bot_spec
 from arena.match.onematch import MatchPlan, play_match
 from arena.match.result import MatchResult
 from arena.setups import complete_setup
@@ -40,7 +40,7 @@ def run(game: str, bots: list[str], setup: dict | None = None, seed: int = 1,
         clock: ClockSettings | list[ClockSettings] | None = None, log: Path | None = None,
         limits: Limits | None = None, sandbox: Sandbox = Sandbox.NONE,
         ponder: bool = False, wire: Wire | None = None) -> tuple[MatchResult, float]:
-    """Play one match through the real referee (wire: that of the bots that can choose); return the result and its wall time."""
+    """Play one match through the real referee (wire: that of bots that can choose); the result and its wall time."""
     rules = get_game(game)
     specs = [default_wire(parse_bot_spec(b, game), wire) for b in bots]
     full = complete_setup(rules, setup or {}, len(specs), seed)

@@ -241,7 +241,8 @@ def test_an_added_upward_import_is_caught() -> None:
     games = sorted(game_folders())
     one, other = f"{games[0]}.rules", f"{games[1]}.rules"
     graph[one] = graph[one] | {"arena.match.referee", other}
-    graph["arena.launch.processes.process"] = graph["arena.launch.processes.process"] | {"arena.tournament.run.coordinator"}
+    graph["arena.launch.processes.process"] = (graph["arena.launch.processes.process"]
+                                               | {"arena.tournament.run.coordinator"})
     graph["arena.play.session"] = graph["arena.play.session"] | {"arena.tournament.plan.config", other}
     assert upward_imports(graph) == [f"{one} -> {other}", f"{one} -> arena.match.referee",
                                      "arena.launch.processes.process -> arena.tournament.run.coordinator",
@@ -251,7 +252,8 @@ def test_an_added_upward_import_is_caught() -> None:
     inner = modules()
     inner["arena.launch.sandbox.uids"] = inner["arena.launch.sandbox.uids"] | {"arena.launch.processes.process"}
     inner["arena.launch.builds.build"] = inner["arena.launch.builds.build"] | {"arena.launch.pascal.pascal"}
-    inner["arena.tournament.results.store"] = inner["arena.tournament.results.store"] | {"arena.tournament.workers.worker"}
+    inner["arena.tournament.results.store"] = (inner["arena.tournament.results.store"]
+                                               | {"arena.tournament.workers.worker"})
     assert upward_imports(inner) == ["arena.launch.builds.build -> arena.launch.pascal.pascal",
                                      "arena.launch.sandbox.uids -> arena.launch.processes.process"]
     graph["arena.match.hub"] = graph["arena.match.hub"] | {"arena.match.referee"}
@@ -362,7 +364,8 @@ def undocumented(names: list[str]) -> list[str]:
 
 def test_every_public_name_has_a_one_line_docstring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert undocumented([n for n in sorted(modules()) if not n.startswith("bots") and not n.endswith("__main__")]) == []
-    (tmp_path / "careless.py").write_text('def helper():\n    return 1\n\n\nclass Thing:\n    """A thing\n    on two lines."""\n')
+    (tmp_path / "careless.py").write_text('def helper():\n    return 1\n\n\n'
+                                          'class Thing:\n    """A thing\n    on two lines."""\n')
     monkeypatch.syspath_prepend(str(tmp_path))
     assert undocumented(["careless"]) == ["careless.helper: no docstring",
                                           "careless.Thing: the docstring's first paragraph is not one line"]

@@ -13,8 +13,8 @@ from arena.argtypes import CliError
 from arena.kit.analysis import PlannedGame, PlayedGame
 from arena.launch.specs.botspec import unique_names
 from arena.tournament.plan.config import ConfigError, config_from_data, default_concurrency
-from arena.tournament.run.coordinator import RunOptions, make_executor
 from arena.tournament.plan.schedule import MatchTask
+from arena.tournament.run.coordinator import RunOptions, make_executor
 
 WAIT_S = 0.5
 

@@ -23,18 +23,18 @@ from typing import Any
 
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, find_game, non_negative_int, positive_int
 from arena.clock import ClockSettings
-from arena.games import Game, GameError, add_game_paths, family_names, game_folder, get_game, is_game_name
+from arena.games import Game, GameError, add_game_paths, family_names, game_folder, is_game_name
 from arena.games.conformance import check_game
-from arena.launch.specs.botspec import BotKind, BotSpec, BotSpecError, parse_bot_spec
-from arena.launch.specs.plugins import bots_for
 from arena.launch.processes.probe import check_starts
 from arena.launch.processes.process import LaunchError, preflight
 from arena.launch.sandbox.sandbox import SandboxError, check_sandbox
+from arena.launch.specs.botspec import BotKind, BotSpec, BotSpecError, parse_bot_spec
+from arena.launch.specs.plugins import bots_for
 from arena.outcomes import FAILURES
 from arena.tournament.plan.config import ConfigError, config_from_data
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.plan.errors import TournamentError
 from arena.tournament.results.store import StoreError
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.workers.worker import MatchRecord
 
 DEFAULT_CHECK_GAMES = 20

@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.launch.processes import cgroups
-
-from arena.launch.sandbox import seccomp, uids
 from arena.launch.builds.archive import tarfile_filter_warning
+from arena.launch.processes import cgroups
+from arena.launch.sandbox import seccomp, uids
 from arena.launch.sandbox.sandbox import (
     Sandbox,
     SandboxError,

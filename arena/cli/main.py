@@ -22,7 +22,14 @@ from arena.argtypes import (
     find_game,
     non_negative_int,
 )
-from arena.cli.series import add_conditions, add_series_arguments, add_setup_arguments, cmd_series, conditions, setup_values
+from arena.cli.series import (
+    add_conditions,
+    add_series_arguments,
+    add_setup_arguments,
+    cmd_series,
+    conditions,
+    setup_values,
+)
 from arena.games import (
     GameError,
     add_game_paths,
@@ -33,15 +40,15 @@ from arena.games import (
     game_names,
     get_game,
 )
-from arena.launch.specs.plugins import bots_for
 from arena.launch.processes.process import MachineError
+from arena.launch.specs.plugins import bots_for
 from arena.viewer.cli import add_replay_arguments, run_replay
 
 # Modules that add subcommands through register(subparsers).
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool its reader left
-SUBCOMMAND_MODULES = ("arena.cli.tournament", "arena.tournament.audit.cli", "arena.viewer.cli", "arena.analyze.cli", "arena.play.cli",
-                      "arena.cli.doctor", "arena.cli.keys", "arena.cli.check", "arena.cli.new_game", "arena.cli.verify",
-                      "arena.cli.integrity", "arena.server.cli")
+SUBCOMMAND_MODULES = ("arena.cli.tournament", "arena.tournament.audit.cli", "arena.viewer.cli", "arena.analyze.cli",
+                      "arena.play.cli", "arena.cli.doctor", "arena.cli.keys", "arena.cli.check", "arena.cli.new_game",
+                      "arena.cli.verify", "arena.cli.integrity", "arena.server.cli")
 
 
 def cmd_match(args: argparse.Namespace) -> int:
@@ -156,7 +163,8 @@ def _add_match(sub: argparse._SubParsersAction) -> None:
                         "them), path/bot.py[:Class], module:Class, exec:COMMAND (a ZeroMQ bot), "
                         "stdio:COMMAND (JSON lines), pascal:PATH/unit.pas")
     add_setup_arguments(m)
-    m.add_argument("--seed", type=non_negative_int, help="match seed (random board completion, chance); default random, for a series 1")
+    m.add_argument("--seed", type=non_negative_int,
+                   help="match seed (random board completion, chance); default random, for a series 1")
     add_conditions(m)
     m.add_argument("--log", metavar="PATH", help="match log path (default logs/GAME-TIME-seedN-ID.msgpack, "
                                                  "never an existing file)")

@@ -38,7 +38,8 @@ def add_conditions(parser: argparse.ArgumentParser, defaults: bool = True) -> No
                         help="address-space limit per bot (default: 4096)")
     parser.add_argument("--transport", choices=["zeromq", "pipes"],
                         help="the wire of Python bots and Pascal modules: zeromq (default) or pipes (JSON lines on "
-                             "their own pipes; over a config's `transport`); exec: bots speak ZeroMQ, stdio: bots pipes")
+                             "their own pipes; over a config's `transport`); exec: bots speak ZeroMQ, "
+                             "stdio: bots pipes")
 
 
 def conditions(args: argparse.Namespace) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""`arena tournament CONFIG…` and `arena tournament GAME BOT BOT… [--games N] [--format F]`: options in, API call, printing out."""
+"""`arena tournament CONFIG…` and `arena tournament GAME BOT BOT… [--games N] [--format F]`: options, API, printing."""
 
 from __future__ import annotations
 

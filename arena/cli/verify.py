@@ -18,8 +18,9 @@ def register(subparsers: Any) -> None:
                            "every played match's log is signed, re-simulates and agrees with its row, and that the "
                            "reports are what the store gives. A contest server's directory (arena serve): check "
                            "every ladder game against its signed log, recompute every rating from the results, and "
-                           "check the finals. Prints one line per kind of problem (counted, with examples; --all: every "
-                           "one); exit 0: all holds, 1: problems or matches still to play, 2: not a results directory.",
+                           "check the finals. Prints one line per kind of problem (counted, with examples; "
+                           "--all: every one); exit 0: all holds, 1: problems or matches still to play, "
+                           "2: not a results directory.",
                dir_help="a tournament's output directory, or a contest server's directory")
 
 

@@ -26,15 +26,15 @@ from arena.games.conformance import check_game, players_for
 from arena.games.seats import play_turn, random_turn
 from arena.integrity.solvers import SolverError, check_solver, load_solver
 from arena.kit.terminal import Terminal, View
+from arena.kit.views import view_class
 from arena.launch.specs.plugins import RegisteredBot, bots_for
 from arena.logs.matchlog import read_log
 from arena.outcomes import FAILURES
-from arena.kit.views import view_class
 from arena.tournament.plan.adhoc import run_name
 from arena.tournament.plan.config import ConfigError, config_from_data, load_config
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.plan.errors import TournamentError
 from arena.tournament.results.store import StoreError
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.viewer.frames import match_data
 from arena.viewer.headless import draw_every_frame, missing_browser
 from arena.viewer.page import match_page

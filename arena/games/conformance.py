@@ -15,10 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeGuard, TypeVar
 
-from arena.games.seats import SeatView, play_turn, random_turn, wire
 from arena.games.base import (
     REFEREE,
-    Event,
     Game,
     IllegalMove,
     Move,
@@ -26,6 +24,7 @@ from arena.games.base import (
     State,
     ranks_from_scores,
 )
+from arena.games.seats import SeatView, play_turn, random_turn, wire
 
 __all__ = ["CHECKS", "Check", "CheckResult", "Problem", "Report", "check_game", "play_turn", "players_for",
            "position", "random_turn"]
@@ -451,7 +450,7 @@ class _Playout:
             self.fail("copy", f"a copy changed when the original played {_short(moves)}")
         elif self.call("deterministic", "apply_turn on a copy", play_turn, copy, moves) != events:
             self.fail("deterministic", f"the turn {_short(moves)} causes other events on a copy")
-        for seat, move in moves.items():
+        for _seat, move in moves.items():
             shown = self.call("render", f"render_move({_short(move)})", self.game.render_move, move)
             if not isinstance(shown, str):
                 self.fail("render", f"render_move returned a {type(shown).__name__}, not text")

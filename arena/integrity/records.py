@@ -11,8 +11,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.tournament.run.dirlock import in_use_note
 from arena.tournament.results.store import STORE_NAME, ResultsStore, StoreError
+from arena.tournament.run.dirlock import in_use_note
 
 
 class IntegrityError(Exception):

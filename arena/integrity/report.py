@@ -1,4 +1,4 @@
-"""`arena integrity`: for every ordered pair of players, did one lose to the other more than the rest of the results say?
+"""`arena integrity`: for each ordered pair of players, did one lose to the other more than the rest of the results say?
 
 The analysis (docs/integrity.md): copies of a game count once; a rating model is fitted to
 the distinct games (arena/integrity/model.py), and each pair is judged by the model fitted

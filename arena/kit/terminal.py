@@ -17,7 +17,7 @@ import re
 import sys
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any, ClassVar, Protocol, TextIO
+from typing import ClassVar, Protocol, TextIO
 
 from arena.games import Game, GameError, Move, State
 from arena.outcomes import Reason

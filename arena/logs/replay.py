@@ -348,7 +348,8 @@ def _turn_move(state: State, record: dict[str, Any], ply: int, turn: list[dict[s
     try:
         state.check_move(record["seat"], record["move"])
     except GameError as exc:
-        raise Disagreement(ply, f"move {short_json(record['move'])} of seat {record['seat']} is not legal: {exc}") from None
+        raise Disagreement(ply, f"move {short_json(record['move'])} of seat {record['seat']} "
+                                f"is not legal: {exc}") from None
     return [*turn, record]
 
 
@@ -459,7 +460,7 @@ def _check_times(log: MatchLog, state: State, plies: int, reason: str, offender:
 
 
 def _check_timeout(log: MatchLog, plies: int, seat: int, spent: float, slack: float) -> None:
-    """A timeout in wall-clock mode: the seat's last request lasted at least its allowance and the margin it had left."""
+    """A timeout in wall-clock mode: the seat's last request lasted at least its allowance and its margin left."""
     settings = header_clocks(log.header)[seat]
     if settings.mode != ClockMode.WALL:
         return  # cpu mode charges CPU time, and the wall cap can strike first

@@ -18,8 +18,8 @@ import socket
 import tempfile
 
 from arena.launch.processes.launcher import HUB_PREFIX  # the launcher removes what a killed worker left
-from arena.match.trace import TraceTap, quote_bytes
 from arena.match.link import Inbox, InboxLink, Link, LinkState, Via, write_within
+from arena.match.trace import TraceTap, quote_bytes
 from protocol import zmtp
 from protocol.codec import ProtocolError, decode_from_bot, encode
 from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message

@@ -16,16 +16,24 @@ import os
 import socket
 import threading
 import time
-from pathlib import Path
 from collections import deque
+from pathlib import Path
 from typing import Any
 
 import zmq
 import zmq.utils.monitor
 import zmq.utils.z85
 
-from arena.match.remote import (HEARTBEAT_MS, KeyConnection, RemoteError, RemoteLink, RemoteSettings, allowed_keys,
-                                 peer_name, tcp_round_trip_ms, user_server_key)
+from arena.match.remote import (
+    KeyConnection,
+    RemoteError,
+    RemoteLink,
+    RemoteSettings,
+    allowed_keys,
+    peer_name,
+    tcp_round_trip_ms,
+    user_server_key,
+)
 from protocol.codec import ProtocolError, decode_from_bot, encode
 from protocol.keys import KeyFileError, key_name, read_key_file
 from protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, welcome_message

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from arena.clock import ClockSettings
 from arena.games import Game, State
-from arena.launch.specs.botspec import BotKind, BotSpec, Wire, served_argv
 from arena.launch.pascal.pascal import compile_module
 from arena.launch.processes.process import BotProcess, LaunchError, Limits, MachineError
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import BotKind, BotSpec, Wire, served_argv
 from arena.logs.matchlog import LogWriter, NullLog
 from arena.match.hub import Hub, ZmqLink
 from arena.match.link import Link

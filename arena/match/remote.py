@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena.match.trace import TraceTap, quote_bytes
 from arena.match.link import Inbox, InboxLink, LinkState, Via
+from arena.match.trace import TraceTap, quote_bytes
 from protocol.codec import encode
 from protocol.keys import KeyFileError, key_name, new_key_pair, read_key_file
 from protocol.messages import welcome_message
@@ -83,7 +83,7 @@ def user_server_key() -> Path:
 
 
 def peer_name(fd: int) -> Any:
-    """The address of the peer of the socket on fd (a descriptor libzmq owns: read through a duplicate); None if none."""
+    """The address of the peer of the socket on fd (a descriptor libzmq owns: read via a duplicate); None if none."""
     try:
         with socket.socket(fileno=os.dup(fd)) as sock:
             return sock.getpeername()

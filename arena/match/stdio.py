@@ -14,8 +14,8 @@ import os
 from typing import Any
 
 from arena.launch.processes.process import BotProcess
-from arena.match.trace import QUOTE_LIMIT, TraceTap, quote_bytes
 from arena.match.link import Inbox, InboxLink, LinkState, Via, write_within
+from arena.match.trace import QUOTE_LIMIT, TraceTap, quote_bytes
 from protocol.codec import ProtocolError, check_message, decode_json_line, encode_json_line
 from protocol.messages import BOT_TYPES, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
@@ -132,7 +132,8 @@ class PipeLink(InboxLink):
         if message["type"] != "hello":
             self._inbox.violation = f"stdio: the first line must be a hello, not a {message['type']!r}"
         elif message["protocol"] != PROTOCOL_VERSION:
-            self._inbox.violation = f"stdio: hello for protocol {message['protocol']}; this referee speaks {PROTOCOL_VERSION}"
+            self._inbox.violation = (f"stdio: hello for protocol {message['protocol']}; "
+                                     f"this referee speaks {PROTOCOL_VERSION}")
         else:
             self._waiting = False
 

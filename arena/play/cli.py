@@ -6,7 +6,8 @@
 
 The person's seat has no clock to speak of (a month) unless --budget-ms gives one; every
 bot has its normal clock. The game's log is saved (default under logs/) and verifies with
-`arena replay --verify`, take-backs included (arena/play/log.py). README.md, "Playing against a bot", says what a person sees.
+`arena replay --verify`, take-backs included (arena/play/log.py). README.md, "Playing against
+a bot", says what a person sees.
 """
 
 from __future__ import annotations
@@ -29,14 +30,14 @@ from arena.argtypes import (
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, State, UnknownGame, get_game
 from arena.games.seats import SeatView
+from arena.kit.terminal import Terminal, View, colour_wanted
+from arena.kit.views import view_for
 from arena.launch.specs.botspec import BotSpec, BotSpecError, parse_bot_spec
 from arena.launch.specs.plugins import bots_for
 from arena.logs.signing import user_key
 from arena.match.onematch import MatchPlan, default_log_path, play_match
 from arena.match.result import MatchResult
 from arena.play.session import PlaySession, SeatPlan
-from arena.kit.terminal import Terminal, View, colour_wanted
-from arena.kit.views import view_for
 
 HUMAN = "human"  # `--vs human`: another person at this terminal
 # "No clock": a week, far beyond any sitting (and below 2**31 ms, which the referee's poll
@@ -59,11 +60,13 @@ def register(sub: Any) -> argparse.ArgumentParser:
                    help="setup key (JSON value); overrides --setup; repeatable")
     p.add_argument("--seed", type=non_negative_int, help="match seed (random board completion, chance)")
     p.add_argument("--budget-ms", type=positive_int, help="the person's time for the whole game (default: no limit)")
-    p.add_argument("--bot-budget-ms", type=positive_int, default=BOT_BUDGET_MS, help="each bot's time for the whole game")
+    p.add_argument("--bot-budget-ms", type=positive_int, default=BOT_BUDGET_MS,
+                   help="each bot's time for the whole game")
     p.add_argument("--move-ms", type=positive_int, metavar="N",
                    help="at most N ms for each bot move, whatever its budget left (default: no cap)")
     p.add_argument("--watch", nargs="+", metavar="BOT", help="watch these bots play each other instead")
-    p.add_argument("--delay-ms", type=non_negative_int, default=DEFAULT_DELAY_MS, help="pause after each move when watching")
+    p.add_argument("--delay-ms", type=non_negative_int, default=DEFAULT_DELAY_MS,
+                   help="pause after each move when watching")
     p.add_argument("--log", metavar="PATH", help="where to save the log (default logs/play-GAME-TIME-seedN-ID.msgpack)")
     p.add_argument("--trace", metavar="FILE",
                    help="append every message between the referee and the bots to FILE (JSON lines)")
@@ -199,7 +202,8 @@ def _finish(view: View, term: Terminal, result: MatchResult, state: State, moves
         term.say(line)
     scores = ", ".join(f"{s:g}" for s in result.scores)
     offender = f", offender seat {result.offender}" if result.offender is not None else ""
-    term.say(f"result: reason {result.reason}{offender}; scores [{scores}]; ranks {result.ranks}; {moves} move{'' if moves == 1 else 's'}")
+    term.say(f"result: reason {result.reason}{offender}; scores [{scores}]; ranks {result.ranks}; "
+             f"{moves} move{'' if moves == 1 else 's'}")
     term.say(f"log: {log_path}")
 
 

@@ -88,7 +88,7 @@ class PersonViews:
             self.last_words[seat] = self._take(seat, events)[0]
 
     def finish(self) -> None:
-        """Tell each person the moves they had not seen and show their last view (the hot seat: under their names if the views differ)."""
+        """Tell everyone the moves they missed, show their last view (hot seat: under their names if views differ)."""
         boards = {seat: self.view.board(self.state(seat)) for seat in self.humans if seat in self.views}
         if self.hot_seat:
             self._clear()

@@ -32,8 +32,9 @@ import zmq
 
 from arena.clock import ClockSettings
 from arena.games import Game, GameError, Move, State
-from arena.launch.specs.botspec import BotSpec
+from arena.kit.terminal import Command, View
 from arena.launch.processes.process import Limits
+from arena.launch.specs.botspec import BotSpec
 from arena.logs.matchlog import output_records, write_log
 from arena.logs.signing import user_key
 from arena.match.hub import Hub, ZmqLink
@@ -44,7 +45,6 @@ from arena.match.result import MatchResult
 from arena.match.trace import Tracer
 from arena.play.log import GameRecord, RecordingLog, check_log
 from arena.play.seen import END_WAIT_S, PersonViews
-from arena.kit.terminal import Command, View
 from protocol.codec import ProtocolError, decode_from_referee, encode
 from protocol.messages import hello_message
 

@@ -6,8 +6,8 @@ from arena.tournament.plan.config import (
     config_from_data,
     load_config,
 )
-from arena.tournament.run.coordinator import Coordinator, RunOptions, load_standings
 from arena.tournament.plan.errors import TournamentError
+from arena.tournament.run.coordinator import Coordinator, RunOptions, load_standings
 
 __all__ = [
     "ConfigError",

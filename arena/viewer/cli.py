@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import UnknownGame
-from arena.launch.specs.botspec import BotSpecError, parse_bot_spec
-from arena.logs.matchlog import LogError, MatchLog, parse_log, read_log, read_log_bytes
 from arena.kit.terminal import Terminal, colour_wanted
 from arena.kit.views import view_for
+from arena.launch.specs.botspec import BotSpecError, parse_bot_spec
+from arena.logs.matchlog import LogError, MatchLog, parse_log, read_log, read_log_bytes
 from arena.logs.replay import Board, render_replay, verify
 from arena.logs.signing import (
     KeyFileError,

@@ -146,7 +146,10 @@ def _num(value: Any, digits: int = 2) -> str:
 
 def _interval_svg(rating: dict[str, Any], lo: float, hi: float) -> str:
     span = (hi - lo) or 1.0
-    x = lambda v: 4 + 152 * (v - lo) / span
+
+    def x(v: float) -> float:
+        return 4 + 152 * (v - lo) / span
+
     return (f"<svg width='160' height='14' role='img' aria-label='interval'>"
             f"<line x1='{x(rating['low']):.1f}' x2='{x(rating['high']):.1f}' y1='7' y2='7' stroke='#1f77b4' "
             f"stroke-width='3'/><circle cx='{x(rating['value']):.1f}' cy='7' r='4' fill='#d62728'/></svg>")

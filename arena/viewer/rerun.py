@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.clock import ClockError, ClockSettings, SeatClock
-from arena.launch.specs.botspec import BotSpec
 from arena.launch.processes.process import Limits
+from arena.launch.specs.botspec import BotSpec
 from arena.logs.matchlog import MatchLog
 from arena.logs.replay import header_clocks
 from arena.match.hub import Hub

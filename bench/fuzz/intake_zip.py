@@ -1,4 +1,4 @@
-"""Fuzz target: an uploaded zip, read as the server's intake reads it (central directory, zip64, local headers, inflate).
+"""Fuzz target: an uploaded zip, read as the server's intake does (central directory, zip64, local headers, inflate).
 
 The reader must answer with the sources or a one-line SubmissionError with status 413 or
 422, never unpack more than a member declares nor more than the limit, within

@@ -10,6 +10,7 @@ import harness
 
 with harness.instrument(__name__):
     import _setups
+
     from arena.games import get_game
 
 ARROWS = get_game("arrows")

@@ -9,6 +9,7 @@ import harness
 
 with harness.instrument(__name__):
     import _setups
+
     from arena.games import get_game
 
 TILES = get_game("tiles")

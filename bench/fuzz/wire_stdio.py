@@ -2,9 +2,10 @@
 
 The first byte of an input says whether the bot greets (bit 0: its first line must be a
 `hello`) and the size of the pieces the rest reaches the pipe in (bits 1..7: 1..128 bytes;
-after PIECES pieces, what is left comes at once); the rest is what the bot writes. The link reads a real pipe, and a trace taps it. Whatever
-the pieces, the messages taken and the first violation must be those of the whole stream
-read line by line: every taken message passes check_message, the violation is one line.
+after PIECES pieces, what is left comes at once); the rest is what the bot writes. The link
+reads a real pipe, and a trace taps it. Whatever the pieces, the messages taken and the first
+violation must be those of the whole stream read line by line: every taken message passes
+check_message, the violation is one line.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ DEALER's greeting and READY before it (so that most inputs reach the framing); b
 decoder's size limit (MAX_MESSAGES: below a short frame's 255 bytes, to the referee's own);
 bits 3-4, how the stream is cut into writes: at random places, at its frames' ends (as a
 writer sends frame by frame: the decoder's hot path), at both, or byte by byte (through a
-window of BYTE_WINDOW bytes). The second byte seeds the cuts; the rest is the stream. Whatever the cuts, the events and the
-error must be those of the whole stream fed at once, and an error is one line.
+window of BYTE_WINDOW bytes). The second byte seeds the cuts; the rest is the stream. Whatever
+the cuts, the events and the error must be those of the whole stream fed at once, and an error is one line.
 """
 
 from __future__ import annotations

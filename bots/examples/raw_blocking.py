@@ -33,7 +33,7 @@ def main():
             free = {(r, c) for r in range(rows) for c in range(cols)} - {tuple(b) for b in setup["blocked"]}
             send({"type": "ready", "seq": message["seq"]})
         elif kind == "turn":
-            for seat, (r, c) in message["events"]:  # blocking has no referee events
+            for _seat, (r, c) in message["events"]:  # blocking has no referee events
                 free -= set(neighbours(rows, cols, r, c))
             r, c = min(free, key=lambda cell: (len(free & set(neighbours(rows, cols, *cell))), cell))
             free -= set(neighbours(rows, cols, r, c))

@@ -15,8 +15,8 @@ def test_a_tournament_without_a_config_logs_one_line_per_game(tmp_path: Path) ->
     log = tmp_path / "log"
     with open(log, "w") as stderr:  # not a terminal: plain lines, no bar
         done = subprocess.run([sys.executable, "-m", "arena.cli", "tournament", "blocking", "maxblock", "random",
-                               "sequential", "--games", "4", "--budget-ms", "1000"], cwd=tmp_path, stdout=subprocess.PIPE,
-                              stderr=stderr, text=True, timeout=300)
+                               "sequential", "--games", "4", "--budget-ms", "1000"], cwd=tmp_path,
+                              stdout=subprocess.PIPE, stderr=stderr, text=True, timeout=300)
     assert done.returncode == 0
     table = done.stdout.splitlines()
     assert table[0].startswith("blocking-maxblock-random-sequential (blocking): 12/12 matches (complete")

@@ -116,7 +116,8 @@ def test_a_drawing_that_throws_fails_the_check_with_its_error(scaffold: Path) ->
 def test_a_bad_folder_is_one_line(tmp_path: Path) -> None:
     out = arena("check-game", str(tmp_path))
     assert out.returncode == 2
-    assert out.stderr.strip() == f"arena check-game: error: {tmp_path} is not a game's folder (no rules.py) and holds none"
+    assert out.stderr.strip() == (f"arena check-game: error: {tmp_path} is not a game's folder (no rules.py) "
+                                  "and holds none")
     bad = tmp_path / "my-game"
     bad.mkdir()
     (bad / "rules.py").write_text("GAME = None\n")

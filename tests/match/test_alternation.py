@@ -66,7 +66,7 @@ def pondered_ms(ponder: bool, log: Path) -> tuple[float, int]:
 
 
 def test_a_bot_that_spins_after_its_answer_is_frozen_before_the_opponent_thinks(tmp_path: Path) -> None:
-    """The answering bot is frozen before the opponent is thawed: it spins for the referee's handling of its reply, not a turn."""
+    """The answering bot is frozen before the opponent thaws: it spins through the referee's handling of its reply."""
     needs_root()
     require("bwrap")
     control, waits = pondered_ms(True, tmp_path / "ponder.msgpack")

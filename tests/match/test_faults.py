@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
-from arena.launch.specs.botspec import Wire
 from arena.launch.processes.process import Limits
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import Wire
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from tests.helpers import badbot, marked_processes, run, survivors

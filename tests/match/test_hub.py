@@ -178,8 +178,9 @@ def test_a_move_then_broken_bytes_give_the_move_and_the_violation_in_one_write_o
             sent += write
             moves = sent.count(encode(move))
             # Each write is read by itself: the seat has taken all before the next is sent.
-            wait_for(link, lambda: bool(link.violation) or (link.connected and link.received == moves))
-        wait_for(link, lambda: bool(link.violation))
+            wait_for(link, lambda link=link, moves=moves: bool(link.violation)
+                     or (link.connected and link.received == moves))
+        wait_for(link, lambda link=link: bool(link.violation))
         assert (link.state, link.violation) == (LinkState.VIOLATED, "ZMTP: frame flags 0x08"), writes
         assert link.take() == move and link.take() is None, writes
         sock.close()

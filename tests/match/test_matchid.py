@@ -9,7 +9,8 @@ from arena.match.matchid import bot_match_id, seed_key
 
 def test_ids_are_opaque_keyed_and_repeatable() -> None:
     key = bytes(range(32))
-    arena_ids = [f"s{s}-r{r}-b{a}-b{b}" for s in range(3) for r in range(2) for a in range(4) for b in range(4) if a != b]
+    arena_ids = [f"s{s}-r{r}-b{a}-b{b}"
+                 for s in range(3) for r in range(2) for a in range(4) for b in range(4) if a != b]
     sent = [bot_match_id(match, key) for match in arena_ids]
     assert all(re.fullmatch(r"[0-9a-f]{20}", one) for one in sent)
     assert len(set(sent)) == len(sent)

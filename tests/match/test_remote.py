@@ -25,10 +25,11 @@ import zmq.auth
 from arena.api import play_match as api_play_match
 from arena.clock import ClockSettings
 from arena.games import get_game
-from arena.launch.specs.botspec import parse_bot_spec
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import parse_bot_spec
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
+from arena.match.link import LinkState
 from arena.match.listener import Listener
 from arena.match.onematch import MatchPlan, play_match
 from arena.match.remote import (
@@ -41,7 +42,6 @@ from arena.match.remote import (
     uncharged_ms,
 )
 from arena.match.result import MatchResult
-from arena.match.link import LinkState
 from arena.setups import complete_setup
 from protocol.keys import new_key_pair
 from tests.helpers import FIXTURES, ROOT, free_port, run, wait_until
@@ -274,7 +274,7 @@ print(json.dumps(play_match("blocking", ["remote:alice", "maxblock"], setup={"ro
 
 @pytest.fixture
 def slow_link(children: list[subprocess.Popen[str]]) -> tuple[str, str]:
-    """Network namespaces for the referee and a bot, joined by a link of LINK_DELAY_MS each way (their nsenter paths)."""
+    """Network namespaces for the referee and a bot, linked with LINK_DELAY_MS each way (their nsenter paths)."""
     missing = [tool for tool in ("ip", "nsenter") if shutil.which(tool) is None]
     why = ("network namespaces need root" if os.geteuid() != 0 else "no /dev/net/tun"
            if not os.path.exists("/dev/net/tun") else f"{missing[0]} is not installed" if missing else "")

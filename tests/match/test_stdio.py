@@ -11,9 +11,9 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.games import get_game
-from arena.launch.specs.botspec import parse_bot_spec
 from arena.launch.processes.process import BotProcess, Limits
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import parse_bot_spec
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.match import link, stdio
@@ -64,7 +64,8 @@ time.sleep(30)
 def test_a_line_longer_than_the_pipe_waits_for_the_bot_to_read_it_within_a_grace(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(link, "SEND_GRACE_S", 3.0)
-    long_line = {"type": "end", "seq": 1, "match": "m", "scores": [], "ranks": [], "reason": "x" * 1_500_000}  # more than the pipe holds, enlarged
+    # More than the pipe holds, enlarged.
+    long_line = {"type": "end", "seq": 1, "match": "m", "scores": [], "ranks": [], "reason": "x" * 1_500_000}
     script = tmp_path / "reader.py"
     for reads, grace in ((True, 3.0), (False, 0.3)):
         script.write_text(READER if reads else "import time\ntime.sleep(30)\n")
@@ -147,8 +148,8 @@ def test_the_referee_writes_compact_utf8_json_one_message_per_line(tmp_path: Pat
              parse_bot_spec(f"stdio:{sys.executable} {tmp_path / 'recorder.py'}", "blocking")]
     rules = get_game("blocking")
     log = tmp_path / "m.msgpack"
-    play_match(MatchPlan(rules, specs, complete_setup(rules, {"rows": 4, "cols": 4}, 2, 1), 1, ClockSettings(), "m", log,
-                         Limits(), Sandbox.NONE))
+    play_match(MatchPlan(rules, specs, complete_setup(rules, {"rows": 4, "cols": 4}, 2, 1), 1, ClockSettings(), "m",
+                         log, Limits(), Sandbox.NONE))
     lines = [bytes.fromhex(line[4:]) for line in read_log(log).output[1].splitlines() if line.startswith("RAW ")]
     assert len(lines) >= 2 and json.loads(lines[0])["type"] == "init"
     for raw in lines:

@@ -25,8 +25,8 @@ from arena.games import get_game
 from arena.games.base import turn_order_rng
 from arena.games.seats import SeatView
 from arena.kit.terminal import CLEAR, Terminal
-from arena.logs.matchlog import MatchLog, read_log
 from arena.kit.views import view_for
+from arena.logs.matchlog import MatchLog, read_log
 from tests.helpers import ROOT
 from tests.play.drivers import finish, play, replay_verify
 from tests.viewer.test_rerun import PEEKER

@@ -77,7 +77,8 @@ def test_two_people_piped_blocking_the_first_wins_and_the_log_verifies(tmp_path:
 def test_three_people_play_blocky_to_the_end_and_take_back(tmp_path: Path) -> None:
     child = play("blocky", "--vs", "human", "--vs", "human", "--seed", "6", "--set", "turns=2",
                  "--log", str(tmp_path / "blocky.msgpack"))
-    child.expect(r"Human 1 \(a person, seat 0\) against Human 2 \(a person, seat 1\) against Human 3 \(a person, seat 2\)")
+    child.expect(r"Human 1 \(a person, seat 0\) against Human 2 \(a person, seat 1\) "
+                 r"against Human 3 \(a person, seat 2\)")
     movers, undone = [], False
     while True:
         index = child.expect([r"(Human \d) to move\.", r"log: (\S+)\r?\n"])

@@ -90,7 +90,7 @@ def test_in_the_hot_seat_each_person_is_told_the_others_last_move_once(goofspiel
 
 
 class Unseen:
-    """A seat's view that takes any event (Goofspiel never keeps a move whole from a seat; Battleship's placement is kept)."""
+    """A seat's view taking any event (Goofspiel never keeps a move whole from a seat; Battleship keeps placement)."""
 
     def __init__(self, state: State) -> None:
         self.state = state

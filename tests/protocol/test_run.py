@@ -91,8 +91,8 @@ for fd in sorted(int(n) for n in os.listdir("/proc/self/fd")):
 def test_the_sdk_started_by_hand_serves_over_zeromq(tmp_path: Path) -> None:
     bot = bot_file(tmp_path)
     zmq_bot = f"exec:{sys.executable} -m protocol.run {bot}"
-    result, _ = run("blocking", [zmq_bot, f"exec:{sys.executable} -m protocol.run arena.games.blocking.bots.simple:RandomBot"],
-                    BOARD, log=tmp_path / "m.msgpack")
+    random_bot = f"exec:{sys.executable} -m protocol.run arena.games.blocking.bots.simple:RandomBot"
+    result, _ = run("blocking", [zmq_bot, random_bot], BOARD, log=tmp_path / "m.msgpack")
     assert (result.reason, result.offender) == ("blocked", None), result.detail
     assert "init of seat 0" in read_log(tmp_path / "m.msgpack").output[0]
     # Started by hand with neither an endpoint nor --stdio, it says what it needs.

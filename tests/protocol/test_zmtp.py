@@ -52,7 +52,8 @@ def test_reserved_flag_bits_are_refused_in_one_write_as_in_two() -> None:
             decoder = ready_decoder()
             for chunk in chunks:
                 decoder.feed(chunk)
-    assert verdict([HANDSHAKE, framed]) == verdict([HANDSHAKE + framed]) == verdict([bytes((byte,)) for byte in HANDSHAKE + framed])
+    assert (verdict([HANDSHAKE, framed]) == verdict([HANDSHAKE + framed])
+            == verdict([bytes((byte,)) for byte in HANDSHAKE + framed]))
 
 
 def test_a_more_frame_then_the_move_is_one_two_frame_message_in_one_write_or_two() -> None:
@@ -221,7 +222,7 @@ def test_large_messages_cross_both_ways_whole(router: Router) -> None:
     for size in (255, 256, 65535, 65536 + 7, 3 << 20):  # short and long frames, over many reads
         body = bytes(range(256)) * (size // 256) + b"\x01" * (size % 256)
         received: list[bytes] = []
-        reader = threading.Thread(target=lambda: received.append(dealer.recv()))
+        reader = threading.Thread(target=lambda received=received: received.append(dealer.recv()))
         reader.start()  # the Dealer reads while libzmq writes: neither side's buffers hold 3 MiB
         router.sock.send_multipart([identity, body])
         reader.join(10)

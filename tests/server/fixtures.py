@@ -14,7 +14,8 @@ FEWEST = re.search(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.
 
 def slow() -> bytes:
     """The README's bot thinking 0.3 s a move (its games last long enough to be caught in flight), with a diary."""
-    return talker("slow diary").replace(b"from protocol import Bot", b"import time\n\nfrom protocol import Bot").replace(
+    return talker("slow diary").replace(
+        b"from protocol import Bot", b"import time\n\nfrom protocol import Bot").replace(
         b"        for seat, (r, c) in events:", b"        time.sleep(0.3)\n        for seat, (r, c) in events:")
 
 

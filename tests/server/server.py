@@ -88,8 +88,9 @@ class Server:
         """Start `arena serve` (with extra options) and wait until it listens."""
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "serve", str(self.config), "--port", "0", *(options or [])], cwd=self.directory,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
+            [sys.executable, "-m", "arena.cli", "serve", str(self.config), "--port", "0", *(options or [])],
+            cwd=self.directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+            start_new_session=True)
         assert self.process.stdout is not None
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

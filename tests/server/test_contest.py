@@ -147,7 +147,8 @@ def _escaping_tar() -> bytes:
 
 def test_a_build_that_forks_without_end_or_fills_its_disk_fails_alone(server: Server) -> None:
     bomb = server.submit("carol", "bomb.tar.gz", archive_bot("f() { f | f & }; f; sleep 30"))
-    fill = server.submit("carol", "fill.tar.gz", archive_bot("i=0; while head -c 50000000 /dev/zero > junk$i; do i=$((i+1)); done; false"))
+    fill = server.submit("carol", "fill.tar.gz",
+                         archive_bot("i=0; while head -c 50000000 /dev/zero > junk$i; do i=$((i+1)); done; false"))
     assert bomb.status_code == fill.status_code == 201
     for answer in (bomb, fill):
         result = server.settled("carol", answer.json()["id"], timeout=120)

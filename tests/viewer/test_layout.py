@@ -10,9 +10,9 @@ import pytest
 
 from arena.clock import ClockSettings
 from arena.games import get_game
-from arena.launch.specs.botspec import parse_bot_spec
 from arena.launch.processes.process import Limits
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import parse_bot_spec
 from arena.logs.matchlog import read_log
 from arena.match.onematch import MatchPlan, play_match
 from arena.setups import complete_setup

@@ -18,7 +18,7 @@ import pytest
 from arena.games import get_game
 from arena.games.seats import SeatView
 from arena.logs.matchlog import MatchLog, read_log
-from arena.viewer.frames import HIDDEN_TEXT, public_frame, live_data, match_data
+from arena.viewer.frames import HIDDEN_TEXT, live_data, match_data, public_frame
 from arena.viewer.page import match_page, write_match_page
 from arena.viewer.report import write_report
 from tests.helpers import run

@@ -8,6 +8,7 @@ time; contested middle games stay out of reach (None), endgames do not.
 from __future__ import annotations
 
 from arena.games import State
+
 from .bots.search import Board, Searcher
 from .rules import ArrowsState
 

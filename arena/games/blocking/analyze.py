@@ -62,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="strategies: registered blocking bots (arena bots blocking)")
     parser.add_argument("--games", type=positive_int, default=DEFAULT_GAMES, metavar="N",
                         help="games per size and ordered pair of strategies")
-    parser.add_argument("--workers", type=positive_int, metavar="K", help="parallel referee processes (default: cores / 2)")
+    parser.add_argument("--workers", type=positive_int, metavar="K",
+                        help="parallel referee processes (default: cores / 2)")
     parser.add_argument("--seed", type=positive_int, default=1, help="seed of the games' chance (random strategies)")
     parser.add_argument("--json", action="store_true", help="print a list of objects, one per size and ordered pair")
 

@@ -10,6 +10,7 @@ of shapes expanded, never a time, so the answer depends on the position and the 
 from __future__ import annotations
 
 from arena.games import State
+
 from .bots.grundy import GrundySolver, SolveTimeout, split
 from .bots.perfect import EXACT_LIMIT, BoardFrame
 from .rules import BlockingState

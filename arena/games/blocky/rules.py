@@ -6,7 +6,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any, Union
+from typing import Any
 
 from arena.games.base import (
     Event,
@@ -38,7 +38,7 @@ SYMBOLS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 # A block: a colour (a leaf) or a list of four blocks [upper-right, upper-left, lower-left,
 # lower-right]. Plain nested lists keep states msgpack/JSON data with no conversion.
-Tree = Union[int, list]
+Tree = int | list
 
 
 # --- trees -------------------------------------------------------------------------------

@@ -69,7 +69,8 @@ class Round(State):
         if not is_int(move):
             raise IllegalMove(move, "a bid is a card number")
         if move not in self.hands[seat]:
-            raise IllegalMove(move, f"card {move} is not in seat {seat}'s hand ({', '.join(map(str, self.hands[seat]))})")
+            raise IllegalMove(move, f"card {move} is not in seat {seat}'s hand "
+                                    f"({', '.join(map(str, self.hands[seat]))})")
 
     def apply(self, move: Move) -> list[Event]:
         raise IllegalMove(move, "every round is a simultaneous turn: both bids at once (apply_turn)")
@@ -153,7 +154,8 @@ class Goofspiel(Game):
             out["deck"] = list(deck)
         return out
 
-    def random_setup(self, rng: random.Random, players: int, partial: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def random_setup(self, rng: random.Random, players: int,
+                     partial: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return self.validate_setup(dict(partial or {}), players)
 
     def start(self, setup: Mapping[str, Any], players: int, seed: int) -> tuple[State, list[Event]]:

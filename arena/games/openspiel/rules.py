@@ -31,7 +31,6 @@ from arena.games.base import (
     GameError,
     IllegalMove,
     Move,
-    SetupError,
     State,
     chance_rng,
     game_of_module,

@@ -10,6 +10,7 @@ reach (None), endgames do not.
 from __future__ import annotations
 
 from arena.games import State
+
 from .bots.search import AlphaBeta, Rules, SearchAborted
 from .rules import TilesState
 

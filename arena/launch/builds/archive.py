@@ -39,7 +39,7 @@ _TAR_KINDS = {b"1": "a hard link", b"2": "a symbolic link", b"3": "a character d
 
 
 class ArchiveError(ValueError):
-    """An archive that cannot be accepted; one line. too_large: a limit was exceeded (HTTP 413), else malformed (422)."""
+    """An archive that cannot be accepted; one line. too_large: over a limit (HTTP 413), else malformed (422)."""
 
     def __init__(self, message: str, too_large: bool = False) -> None:
         super().__init__(message)
@@ -378,7 +378,7 @@ class _ZipEntry:
 
 
 def _zip_eocd(data: bytes, limits: ArchiveLimits) -> tuple[int, int, int]:
-    """(entries, where the central directory starts, what its offsets are shifted by); refuses too many entries at once."""
+    """(entries, where the central directory starts, its offsets' shift); refuses too many entries at once."""
     where = data.rfind(b"PK\x05\x06", max(0, len(data) - _EOCD.size - 65535))
     if where < 0 or where + _EOCD.size > len(data):
         raise ArchiveError("not a readable zip archive (no end of central directory)")

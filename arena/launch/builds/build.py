@@ -30,10 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.launch.builds import bundle
-
-from arena.launch.sandbox import uids
 from arena.launch.processes.cgroups import BotCgroup, CgroupLimits
 from arena.launch.processes.process import Limits, MachineError
+from arena.launch.sandbox import uids
 from arena.launch.sandbox.sandbox import PROJECT_ROOT, WORK_DIR, ChainPlan, Isolation, Sandbox, drop_args, launch_chain
 
 BUILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": WORK_DIR, "LANG": "C.UTF-8"}
@@ -87,7 +86,7 @@ class ContainedRun:
 
 
 def python_command(module: str, args: Sequence[str]) -> list[str]:
-    """The command running `main(args)` of a stdlib-only module of the arena's, isolated (-I -S) from the environment."""
+    """The command running `main(args)` of a stdlib-only arena module, isolated (-I -S) from the environment."""
     return [sys.executable, "-I", "-S", "-c", PYTHON_BOOT.format(root=str(PROJECT_ROOT), module=module), *args]
 
 
@@ -247,7 +246,7 @@ def _kill(process: subprocess.Popen[bytes], group: BotCgroup | None) -> None:
 
 def _talk(process: subprocess.Popen[bytes], stdin: bytes, timeout_s: float,
           group: BotCgroup | None) -> tuple[int | None, bytes, str, bool]:
-    """Feed stdin, read stdout (up to STATUS_CAP) and the log's tail, stop at the deadline: (status, out, log, timed out)."""
+    """Feed stdin, read stdout (up to STATUS_CAP) and the log's tail until the deadline: (status, out, log, timeout)."""
     assert process.stdin is not None and process.stdout is not None and process.stderr is not None
     deadline = time.monotonic() + timeout_s
     out = bytearray()

@@ -1,4 +1,4 @@
-"""The build's supervisor, in its sandbox: unpack and build as the builder, stop every process of the build, collect as another uid.
+"""The build's supervisor, in its sandbox: unpack and build as builder, stop every build process, collect as other uid.
 
 Run by arena.launch.builds.build as the first program in the build's bubblewrap sandbox (as root
 there when the server is root, with only the capabilities to change uids and to kill;
@@ -107,7 +107,7 @@ def _json_line(data: bytes) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    """Run the build described by the JSON in argv[0]: prepare, command, collect (argv lists), result_fd, pid_namespace."""
+    """Run the build the JSON in argv[0] describes: prepare, command, collect (argv lists), result_fd, pid_namespace."""
     _prctl(PR_SET_DUMPABLE, 0)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     plan = json.loads(argv[0])

@@ -1,4 +1,4 @@
-"""A built folder's way back to the host: a stream of plain files and folders, packed in the sandbox, created on the host anew.
+"""A built folder's way to the host: a stream of plain files, folders, packed in the sandbox, made anew by the host.
 
 The collector (`pack`) runs in the build's sandbox, as a uid that is not the builder's,
 once every process of the build is gone; it walks the folder without following anything

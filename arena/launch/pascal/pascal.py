@@ -47,9 +47,18 @@ from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
-from arena.launch.sandbox import uids
-from arena.launch.processes.cgroups import BotCgroup, CgroupLimits
 from arena.launch.pascal.pascal_host import BRIDGE_SOURCE, LIBRARY_SOURCE
+from arena.launch.processes.cgroups import BotCgroup, CgroupLimits
+from arena.launch.processes.process import LaunchError, Limits, MachineError
+from arena.launch.sandbox import uids
+from arena.launch.sandbox.sandbox import (
+    ChainPlan,
+    Isolation,
+    Sandbox,
+    launch_chain,
+    resolve_sandbox,
+    unreachable,
+)
 from arena.launch.specs.pascal_source import (
     MAX_DIRECTIVE,
     STATIC_DATA_LIMIT,
@@ -58,15 +67,6 @@ from arena.launch.specs.pascal_source import (
     directive_end,
     scan,
     static_data_size,
-)
-from arena.launch.processes.process import LaunchError, Limits, MachineError
-from arena.launch.sandbox.sandbox import (
-    ChainPlan,
-    Isolation,
-    Sandbox,
-    launch_chain,
-    resolve_sandbox,
-    unreachable,
 )
 
 log = logging.getLogger(__name__)
@@ -496,7 +496,7 @@ def compile_module(source: Path, *, sandbox: Sandbox = Sandbox.AUTO, contest: bo
 
 def _build(source: Path, build: Path, fpc: str, unit: str, data: bytes, includes: Mapping[str, bytes],
            isolation: Isolation) -> float:
-    """Write the module and its generated host into build and compile them there with fpc in the sandbox; the seconds taken."""
+    """Write the module and its generated host into build, compile them there with fpc in the sandbox; seconds taken."""
     _write_sources(build, unit, data, includes)
     command = (fpc, *FPC_FLAGS, f"-FU{build / 'units'}", f"-FE{build}", f"{HOST}.pas")
     started = time.monotonic()

@@ -13,9 +13,9 @@ import dataclasses
 import time
 from collections.abc import Sequence
 
-from arena.launch.specs.botspec import BotKind, BotSpec
 from arena.launch.processes.process import BotProcess, LaunchError, Limits
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import BotKind, BotSpec
 
 PROBE_SECONDS = 10.0  # for all probes together; a bot that loads slower is left to the match's clock
 REFUSAL = "cannot start bot: "  # the SDK's last line when it cannot start a bot (protocol/run.py)

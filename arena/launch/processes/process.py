@@ -17,10 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from arena.launch.sandbox import folders, uids
-from arena.launch.specs.botspec import BotSpec
 from arena.launch.processes.cgroups import BotCgroup, CgroupLimits
-from arena.launch.sandbox.folders import NEUTRAL_DIR
 from arena.launch.processes.isolation import (
     MARK_VARIABLE,
     become_subreaper,
@@ -31,6 +28,8 @@ from arena.launch.processes.isolation import (
     tree_pids,
 )
 from arena.launch.processes.launcher import BOT_DIR_PREFIX
+from arena.launch.sandbox import folders, uids
+from arena.launch.sandbox.folders import NEUTRAL_DIR
 from arena.launch.sandbox.sandbox import (
     PROJECT_ROOT,
     ChainPlan,
@@ -41,6 +40,7 @@ from arena.launch.sandbox.sandbox import (
     resolve_sandbox,
     unreachable,
 )
+from arena.launch.specs.botspec import BotSpec
 from protocol.messages import ENV_ENDPOINT, ENV_TOKEN, MAX_MESSAGE_BYTES
 
 log = logging.getLogger(__name__)
@@ -117,12 +117,14 @@ class OutputTail:
 
     def last_line(self) -> str:
         """The last non-empty line written (shortened), for one-line failure reports."""
-        lines = [l for l in self.data.decode("utf-8", errors="replace").splitlines() if l.strip()]
+        lines = [text for text in self.data.decode("utf-8", errors="replace").splitlines() if text.strip()]
         if not lines:
             return ""
         line = lines[-1].strip()
         # Long paths make long lines, and the end often says what to do: keep both ends.
-        return line if len(line) <= LAST_LINE_CHARS else f"{line[:LAST_LINE_CHARS // 2]} … {line[-LAST_LINE_CHARS // 2:]}"
+        if len(line) <= LAST_LINE_CHARS:
+            return line
+        return f"{line[:LAST_LINE_CHARS // 2]} … {line[-LAST_LINE_CHARS // 2:]}"
 
     def text(self) -> str:
         """The kept output as text, prefixed by a note when bytes were dropped."""

@@ -304,7 +304,7 @@ def public_code() -> tuple[str, ...]:
 
 
 def shown_to_every_bot(path: str) -> bool:
-    """True for a (resolved) path every sandboxed bot sees anyway: the system, the arena's Python and packages, the games."""
+    """True for a (resolved) path every sandboxed bot sees anyway: the system, arena's Python, packages and games."""
     return _inside(path, [*SYSTEM_DIRS, *public_code()])
 
 

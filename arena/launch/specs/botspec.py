@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import UnknownGame, game_module, game_names
+from arena.launch.sandbox.sandbox import own_files_dir, shown_to_every_bot
 from arena.launch.specs.pascal_source import RULES, contest_problem
 from arena.launch.specs.plugins import bots_for, registered_bot
-from arena.launch.sandbox.sandbox import own_files_dir, shown_to_every_bot
 from protocol.keys import NAME_PATTERN as KEY_NAME
 from protocol.options import KeyValueError, parse_key_values
 

@@ -91,7 +91,8 @@ def _check_game(ladder: Path, key: bytes | None, game: dict[str, Any], versions:
         return [f"{where}: a version it names is not in the database"]
     specs = [_spec(v) for v in seats if v is not None]
     conditions = json.loads(game["conditions"] or "{}")
-    # A game played before its directory was migrated keeps the commands its log recorded (arena/server/state/layout.py).
+    # A game played before its directory was migrated keeps the commands its log recorded
+    # (arena/server/state/layout.py).
     commands = conditions.get("bots") or [s.get("spec", "") for s in specs]
     path = ladder / game["log"]
     job = LogJob(str(path), str(path), key, key is not None, f"g{game['id']}", game["seed"],

@@ -22,20 +22,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.logs.signing import results_key
+from arena.server.engine import remotes
+from arena.server.engine.intake import Intake, house_spec
+from arena.server.engine.policy import LadderPolicy
 from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database, GameStatus, Row, Status, now
 from arena.server.state.eventlog import tell
-from arena.server.engine.intake import Intake, house_spec
 from arena.server.state.layout import migrate, version_entries
-from arena.server.engine.policy import LadderPolicy
-from arena.server.engine import remotes
 from arena.tournament.plan.config import BotEntry, ConfigError
+from arena.tournament.plan.schedule import MatchTask
+from arena.tournament.results.files import write_atomic
+from arena.tournament.results.store import write_hint
 from arena.tournament.workers.dask_executor import DaskExecutor
 from arena.tournament.workers.executors import open_executor
-from arena.tournament.results.files import write_atomic
 from arena.tournament.workers.local import LocalExecutor, Outcome
-from arena.tournament.plan.schedule import MatchTask
-from arena.tournament.results.store import write_hint
 from arena.tournament.workers.worker import LOG_SUFFIX
 
 WAIT_S = 0.25  # the ladder loop's longest sleep: new versions and stop requests are seen this fast

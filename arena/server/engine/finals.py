@@ -23,8 +23,8 @@ from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database, Status
 from arena.server.state.eventlog import tell
 from arena.tournament.plan.config import config_from_data
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.results.store import STORE_NAME
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 
 PROGRESS_SHARE = 10  # the finals' progress is told at every tenth of their games
 

@@ -31,18 +31,18 @@ from arena.launch.builds.build import BuildLimits, python_command, run_build, ru
 from arena.launch.processes.process import LaunchError, MachineError
 from arena.launch.sandbox.sandbox import SandboxError, resolve_sandbox
 from arena.outcomes import FAILURES
+from arena.server.engine.draws import draw_secret, game_seed, validation_setups
+from arena.server.engine.ladder import MU, SIGMA
 from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database, Row, Status, now
-from arena.server.engine.draws import draw_secret, game_seed, validation_setups
 from arena.server.state.eventlog import tell
 from arena.server.state.layout import add_support, bot_folder, seat_spec, version_folder
-from arena.server.engine.ladder import MU, SIGMA
 from arena.server.uploads.sources import LANGUAGES, SubmissionError, upload_name
 from arena.server.uploads.unpack import UploadBounds, arguments
 from arena.tournament.plan.config import ConfigError, config_from_data
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.plan.errors import TournamentError
 from arena.tournament.results.store import StoreError
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 
 VALIDATION_LEASE_S = 600.0
 # The upload's reader in the sandbox: a bomb meets these long before the server notices it.
@@ -87,7 +87,8 @@ def check_upload(config: ServerConfig, filename: str, data: bytes) -> Checked:
     name = upload_name(filename)
     if len(data) > config.uploads.max_bytes:
         raise SubmissionError(f"{name}: {len(data)} bytes, over the limit of {config.uploads.max_bytes}", 413)
-    reader = python_command("arena.server.uploads.unpack", arguments("check", name, game_interfaces(config.game), bounds(config)))
+    reader = python_command("arena.server.uploads.unpack",
+                            arguments("check", name, game_interfaces(config.game), bounds(config)))
     busy = SubmissionError("the server cannot check uploads just now; try again in a minute", 503)
     if not _READERS.acquire(timeout=READER_QUEUE_S):
         raise busy
@@ -255,8 +256,9 @@ class Intake:
         """Build the version into its bot folder in the sandbox; its build log (None: failed, or tried again later)."""
         limits = BuildLimits(timeout_s=float(self.config.ladder.build_timeout_s),
                              output_files=max(2000, 10 * self.config.uploads.max_files))
-        unpack = python_command("arena.server.uploads.unpack", arguments("unpack", row.filename,
-                                                                 game_interfaces(self.config.game), bounds(self.config)))
+        unpack = python_command("arena.server.uploads.unpack",
+                                arguments("unpack", row.filename, game_interfaces(self.config.game),
+                                          bounds(self.config)))
         bot_dir = self.config.directory / bot_folder(row.entrant_name, row.version)
         shutil.rmtree(bot_dir, ignore_errors=True)  # a leftover of a build the server did not finish
         # The arena's own Python is named `python` in the log: the log names no path of this machine.
@@ -274,8 +276,8 @@ class Intake:
             return None
         took = time.monotonic() - started
         if not built.ok:
-            why = ("it ran longer than the limit of %d s" % limits.timeout_s if built.timed_out else
-                   "its result was larger than %d MiB or %d files" % (limits.output_mb, limits.output_files)
+            why = (f"it ran longer than the limit of {int(limits.timeout_s)} s" if built.timed_out else
+                   f"its result was larger than {limits.output_mb} MiB or {limits.output_files} files"
                    if built.too_big else built.problem or f"the command exited with status {built.returncode}")
             self.finish(row, Status.FAILED, f"build failed: {why}", build_log=header + built.log)
             return None
@@ -361,7 +363,7 @@ class Intake:
                 if record.offender == seat:
                     failed[str(record.reason)] += 1
             lines.append(line)
-        verdict = ("PASS: no failure in %d games" % len(records) if not failed else
+        verdict = (f"PASS: no failure in {len(records)} games" if not failed else
                    "FAIL: " + ", ".join(f"{reason} {count}" for reason, count in sorted(failed.items())))
         return not failed and bool(records), "\n".join([*lines, verdict]) + "\n"
 
@@ -370,8 +372,8 @@ class Intake:
         stamp = now()
         with self.db.transaction() as tx:
             if tx.execute("SELECT disabled FROM entrants WHERE id = ?", (row.entrant,)).fetchone()[0]:
-                tx.execute("UPDATE submissions SET status = ?, detail = ?, validation_log = ?, updated = ? WHERE id = ?",
-                           (Status.DISABLED, "disqualified by the admin", report, stamp, row.id))
+                tx.execute("UPDATE submissions SET status = ?, detail = ?, validation_log = ?, updated = ? "
+                           "WHERE id = ?", (Status.DISABLED, "disqualified by the admin", report, stamp, row.id))
                 tell("version", "%s: disabled (its entrant is disqualified)", who(row), submission=row.id,
                      status=Status.DISABLED)
                 return

@@ -21,13 +21,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.outcomes import FAILURES
 from arena.match.remote import RemoteSettings
+from arena.outcomes import FAILURES
+from arena.server.engine.draws import draw_secret, game_seed, validation_setups
+from arena.server.engine.intake import QuotaError, check_quota, seat_name, submission_dir
 from arena.server.state.config import ServerConfig
 from arena.server.state.db import Database, Row, Status, now
-from arena.server.engine.draws import draw_secret, game_seed, validation_setups
 from arena.server.state.eventlog import tell
-from arena.server.engine.intake import QuotaError, check_quota, seat_name, submission_dir
 from arena.tournament.plan.schedule import MatchTask
 from arena.tournament.workers.worker import MatchRecord
 from protocol.keys import Z85_KEY, KeyFileError, new_key_pair, read_key_file
@@ -216,6 +216,6 @@ def record_line(validation: Validation, ord_: int, record: MatchRecord) -> None:
 def report(validation: Validation) -> tuple[bool, str]:
     """(passed, the validation report) once every game is in."""
     count = len(validation.lines)
-    verdict = ("PASS: no failure in %d games" % count if not validation.failed else
+    verdict = (f"PASS: no failure in {count} games" if not validation.failed else
                "FAIL: " + ", ".join(f"{reason} {n}" for reason, n in sorted(validation.failed.items())))
     return not validation.failed and count > 0, "\n".join([*validation.lines, verdict]) + "\n"

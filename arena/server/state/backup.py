@@ -110,7 +110,7 @@ def _copy_state(config: ServerConfig, work: Path) -> BackupReport:
     (work / "ladder").mkdir(mode=0o700)
     _copy_file_at(state / "ladder", work / "ladder", "log.key", report)
     (work / "ladder" / "logs").mkdir()
-    for number, status, log in games:
+    for _number, status, log in games:
         report.games += status == GameStatus.DONE
         # Played or discarded with a log: written before the snapshot's row says so.
         if log and status in (GameStatus.DONE, GameStatus.VOID) and LOG_NAME.fullmatch(log):

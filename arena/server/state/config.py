@@ -18,8 +18,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from arena.games import UnknownGame, get_game
-from arena.launch.specs.plugins import bots_for
 from arena.launch.sandbox.sandbox import Sandbox, filter_problem, resolve_sandbox
+from arena.launch.specs.plugins import bots_for
 from arena.match.remote import DEFAULT_GRACE_MS
 from arena.tournament.plan.checker import add_games
 from arena.tournament.plan.config import Checker, ConfigError, TournamentConfig, config_from_data
@@ -177,7 +177,7 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
                                      "admin_token_file")
     finals_format, finals_games = _finals(check, data.get("finals", {}))
     return ServerConfig(
-        tournament=tournament, directory=directory, admin_token_file=token_file,
+        tournament=tournament, directory=directory, admin_token_file=token_file, source=source, base=base,
         host=check.string(server.get("host", "127.0.0.1"), "server.host"),
         port=check.integer(server.get("port", 8000), "server.port", 0, 65535),
         workers=check.integer(server.get("workers", 1), "server.workers", 1, 256),
@@ -189,7 +189,7 @@ def server_config_from_data(data: Mapping[str, Any], base: Path, source: str = "
         login_ipv4_prefix=check.integer(server.get("login_ipv4_prefix", 32), "server.login_ipv4_prefix", 8, 32),
         login_ipv6_prefix=check.integer(server.get("login_ipv6_prefix", 64), "server.login_ipv6_prefix", 32, 128),
         ladder=_ladder(check, data.get("ladder", {})), uploads=_uploads(check, data.get("uploads", {})),
-        finals_games=finals_games, finals_format=finals_format, remote=_remote(check, data.get("remote", {})), source=source, base=base,
+        finals_games=finals_games, finals_format=finals_format, remote=_remote(check, data.get("remote", {})),
         log_every=check.integer(server.get("log_every", 100), "server.log_every", 1, 10**9),
     )
 

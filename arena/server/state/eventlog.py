@@ -155,7 +155,7 @@ def keep_recent() -> Recent:
 
 
 def configure(verbosity: int, form: str = "text") -> None:
-    """Send every event to stderr, one line each: verbosity 1 (-v) adds games and access lines, -1 (-q) keeps warnings."""
+    """Log every event to stderr, one line each: verbosity 1 (-v) adds games and access lines, -1 (-q) only warnings."""
     level = logging.DEBUG if verbosity > 0 else logging.WARNING if verbosity < 0 else logging.INFO
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormat() if form == "json" else TextFormat(tracebacks=verbosity > 0))

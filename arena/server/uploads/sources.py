@@ -71,7 +71,8 @@ class Language:
 # The server puts a copy in the version's own folder (SHIM), so that its command names no path
 # of this installation and the contest's directory can move to another machine.
 _SDK = importlib.util.find_spec("protocol")
-ZMQ_LINES = Path(_SDK.origin if _SDK and _SDK.origin else "protocol/__init__.py").resolve().parent / "node" / "zmq_lines.js"
+ZMQ_LINES = (Path(_SDK.origin if _SDK and _SDK.origin else "protocol/__init__.py").resolve().parent
+             / "node" / "zmq_lines.js")
 SHIM = ".arena-zmq_lines.js"  # no upload can be named so: names start with a letter or digit
 LANGUAGES: dict[str, Language] = {
     ".py": Language("python", "{python} -m py_compile {file}", "{dir}/{file}"),

@@ -217,4 +217,5 @@ def check_private(config: ServerConfig) -> None:
     for shown in public_code():
         if state == shown or state.startswith(shown.rstrip("/") + "/"):
             raise ConfigError(f"{config.source}: directory: {state} is inside {shown}, which every bot may read; "
-                              "choose a directory outside the Python installation, the arena's packages and the games' folders")
+                              "choose a directory outside the Python installation, the arena's packages and the "
+                              "games' folders")

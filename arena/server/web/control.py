@@ -172,7 +172,7 @@ def status_line(data: dict[str, Any]) -> str:
 
 
 def ask(directory: Path, action: str, config: str = "CONFIG", **fields: str) -> dict[str, Any]:
-    """Send one action to the server of a directory (config: its file, as the hint names it); NoServer if none answers."""
+    """Send one action to a directory's server (config: its file, as the hint names it); NoServer if none answers."""
     missing = NoServer(f"no server runs for {directory} (nothing answers at {directory / SOCKET_NAME}); "
                        f"start it with arena serve {config}")
     try:

@@ -1,4 +1,4 @@
-"""Who is on the other end of a request: the client's address (behind a trusted reverse proxy or not), its network, whether it is this machine.
+"""Who is on the other end of a request: the client's address (behind a trusted proxy or not), its network, if local.
 
 `X-Forwarded-For` and `X-Forwarded-Proto` are believed only from the addresses of the
 config's `server.trusted_proxies` (uvicorn's ProxyHeadersMiddleware then takes the client

@@ -8,12 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.argtypes import EXIT_FAILED, EXIT_OK, CliError, positive_int
-from arena.tournament.run.coordinator import load_standings
-from arena.tournament.run.dirlock import DirectoryInUse, lock_directory
+from arena.tournament.audit.verify import NotResults, Report, verify_directory
 from arena.tournament.plan.errors import TournamentError
 from arena.tournament.results.report import terminal, write_reports
 from arena.tournament.results.store import StoreError
-from arena.tournament.audit.verify import NotResults, Report, verify_directory
+from arena.tournament.run.coordinator import load_standings
+from arena.tournament.run.dirlock import DirectoryInUse, lock_directory
 
 
 def register(subparsers: Any) -> None:
@@ -26,8 +26,8 @@ def register(subparsers: Any) -> None:
 VERIFY_HELP = "check a tournament directory as a whole: store, logs, reports"
 VERIFY_DESCRIPTION = ("Check that DIR's store holds one row per scheduled match, that every played match's log is "
                       "signed, re-simulates and agrees with its row, and that the reports are what the store gives. "
-                      "Prints one line per kind of problem (counted, with examples; --all: every one); exit 0: all holds, "
-                      "1: problems or matches still to play, 2: not a results directory.")
+                      "Prints one line per kind of problem (counted, with examples; --all: every one); "
+                      "exit 0: all holds, 1: problems or matches still to play, 2: not a results directory.")
 
 
 def add_verify(subparsers: Any, func: Any = None, help: str = VERIFY_HELP, description: str = VERIFY_DESCRIPTION,

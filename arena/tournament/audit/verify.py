@@ -33,9 +33,9 @@ from arena.logs.matchlog import MAX_LOG_BYTES, LogError, parse_log
 from arena.logs.replay import verify as resimulate
 from arena.logs.signing import KEY_FILE, KeyFileError, check_signature, results_key
 from arena.outcomes import FORFEIT
-from arena.tournament.plan.config import StrikeRule
 from arena.tournament.audit.findings import Report
-from arena.tournament.run.dirlock import in_use_note
+from arena.tournament.plan.config import StrikeRule
+from arena.tournament.plan.schedule import MatchTask
 from arena.tournament.results.formats import plan_of
 from arena.tournament.results.report import (
     MATCHES_CSV,
@@ -45,12 +45,12 @@ from arena.tournament.results.report import (
     matches_header,
     matches_rows,
 )
-from arena.tournament.plan.schedule import MatchTask
 from arena.tournament.results.series import unplayed_problems
-from arena.tournament.stats.sprt import SprtSettingsError, sprt_settings
 from arena.tournament.results.standings import compute, standings_data
 from arena.tournament.results.store import SCHEMA_VERSION, STORE_NAME, TRIGGERS, ResultsStore, StoreError
 from arena.tournament.results.strikes import StrikeBook, forfeit_record
+from arena.tournament.run.dirlock import in_use_note
+from arena.tournament.stats.sprt import SprtSettingsError, sprt_settings
 from arena.tournament.workers.worker import LOG_SUFFIX, MatchRecord
 
 CONFIG_KEYS = ("name", "game", "game_version", "players", "bots", "setups", "games_per_pairing", "seed", "clock",

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import Game, GameError
-from arena.launch.specs.botspec import BotSpec, BotSpecError, parse_bot_spec, unique_names
 from arena.launch.sandbox.sandbox import Sandbox, SandboxError, resolve_sandbox
+from arena.launch.specs.botspec import BotSpec, BotSpecError, parse_bot_spec, unique_names
 from arena.tournament.plan.config import FORMATS, NAME_PATTERN, ConfigError, TournamentConfig, config_from_data
 from arena.tournament.plan.overlap import folder_conflict
 from arena.tournament.stats.sprt import SprtSettings

@@ -24,6 +24,8 @@ from typing import Any
 from arena.clock import ClockError, ClockSettings
 from arena.games import Game, GameError, UnknownGame, add_game_paths, get_game
 from arena.games.registry import is_game_folder
+from arena.launch.processes.process import LaunchError, Limits, check_folder, program_problem
+from arena.launch.sandbox.sandbox import Sandbox, SandboxError, check_sandbox
 from arena.launch.specs.botspec import (
     BotKind,
     BotOptionsError,
@@ -36,20 +38,18 @@ from arena.launch.specs.botspec import (
     unique_names,
     with_wire,
 )
-from arena.launch.processes.process import LaunchError, Limits, check_folder, program_problem
-from arena.launch.sandbox.sandbox import Sandbox, SandboxError, check_sandbox
 from arena.match.remote import DEFAULT_GRACE_MS, RemoteError, RemoteSettings, allowed_keys
 from arena.outcomes import DEFAULT_STRIKE_REASONS, FAILURES
-from protocol.keys import KeyFileError, read_key_file
 from arena.setups import SetupFileError, complete_setup, load_setup_file
 from arena.tournament.plan.checker import Checker, ConfigError, add_games, kind_of
 from arena.tournament.plan.overlap import FIX, folder_conflict
 from arena.tournament.plan.schedule import derive_seed
 from arena.tournament.stats.sprt import SprtSettings, SprtSettingsError, sprt_settings
+from protocol.keys import KeyFileError, read_key_file
 
 TOP_KEYS = ("name", "game", "games", "seed", "players", "games_per_pairing", "bots", "setups", "clock",
-            "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt", "format", "challengers", "rounds",
-            "tiebreak_pairs", "ponder", "shared_dirs", "reveal_names", "transport", "remote")
+            "strikes", "limits", "sandbox", "concurrency", "pin_cpus", "persistent", "logs", "output", "sprt", "format",
+            "challengers", "rounds", "tiebreak_pairs", "ponder", "shared_dirs", "reveal_names", "transport", "remote")
 BOT_KEYS = ("spec", "name", "options", "limits", "dir", "transport")
 SETUP_KEYS = ("fixed", "maps", "files", "random")
 CLOCK_KEYS = ("budget_ms", "increment_ms", "move_cap_ms", "margin_ms", "startup_ms", "mode", "wall_factor")
@@ -252,7 +252,8 @@ def config_from_data(data: Mapping[str, Any], base: Path | None = None, source: 
     games = check.integer(data.get("games_per_pairing", default_games), "games_per_pairing", 1, 100_000)
     if games % players:
         raise check.fail("games_per_pairing",
-                         f"must be a multiple of {players} (the seats) so every bot plays every seat equally; got {games}")
+                         f"must be a multiple of {players} (the seats) so every bot plays every seat equally; "
+                         f"got {games}")
     concurrency = data.get("concurrency")
     sandbox = _sandbox(check, data.get("sandbox", "auto"))
     shared_dirs = check.boolean(data.get("shared_dirs", False), "shared_dirs")

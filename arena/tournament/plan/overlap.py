@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from arena.launch.specs.botspec import BotKind, BotSpec
 from arena.launch.sandbox.sandbox import shown_to_every_bot
+from arena.launch.specs.botspec import BotKind, BotSpec
 
 FIX = "give each bot a folder of its own with `dir` in its entry, or set shared_dirs = true for trusted bots"
 
@@ -62,7 +62,8 @@ def folder_conflict(bots: list[tuple[str, BotSpec]], config_file: str | os.PathL
             if theirs and j > i and theirs == own:
                 return f"{label} and {other} share the folder {own}: each would read the other's files"
             if theirs and theirs != own and _inside(theirs, own):
-                return f"the folder of {other}, {theirs}, is inside that of {label}, {own}: {label} would read its files"
+                return (f"the folder of {other}, {theirs}, is inside that of {label}, {own}: "
+                        f"{label} would read its files")
             for path in files[j]:
                 if _inside(path, own):
                     return f"the folder of {label}, {own}, holds {path}, a file of {other}"

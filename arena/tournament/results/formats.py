@@ -30,8 +30,8 @@ from arena.tournament.plan.config import (
     TournamentConfig,
     default_rounds,
 )
-from arena.tournament.results.points import comparisons, pair_points
 from arena.tournament.plan.schedule import MatchTask, derive_seed, match_id
+from arena.tournament.results.points import comparisons, pair_points
 from arena.tournament.workers.worker import MatchRecord
 
 UNDECIDED = -1  # a bracket slot whose tie has no winner yet

@@ -19,8 +19,8 @@ from arena.outcomes import FAILURES
 from arena.tournament.plan.config import StrikeRule
 from arena.tournament.results.formats import plan_of
 from arena.tournament.results.points import Entry, comparisons, pair_points
-from arena.tournament.stats.ratings import Rating, bradley_terry, plackett_luce
 from arena.tournament.results.strikes import StrikeBook, forfeited_seats
+from arena.tournament.stats.ratings import Rating, bradley_terry, plackett_luce
 from arena.tournament.workers.worker import MatchRecord
 
 SeatRow = tuple[int, float, bool]  # (rank, score, rank shared) of one seat in one match

@@ -21,17 +21,13 @@ from arena.games import get_game
 from arena.launch.sandbox.sandbox import Sandbox, announce, resolve_sandbox
 from arena.outcomes import FAILURES
 from arena.tournament.plan.config import TournamentConfig, bot_labels, config_changes, default_concurrency
-from arena.tournament.run.dirlock import lock_directory
 from arena.tournament.plan.errors import TournamentError
-from arena.tournament.workers.executors import Executor, open_executor
+from arena.tournament.plan.overlap import FIX, folder_conflict
+from arena.tournament.plan.schedule import MatchTask
 from arena.tournament.results.files import write_atomic
 from arena.tournament.results.formats import plan_for
-from arena.tournament.workers.local import Outcome
-from arena.tournament.plan.overlap import FIX, folder_conflict
 from arena.tournament.results.points import comparisons, pair_points
-from arena.tournament.run.progress import Progress
 from arena.tournament.results.report import write_reports
-from arena.tournament.plan.schedule import MatchTask
 from arena.tournament.results.series import SeriesTally
 from arena.tournament.results.standings import Standings, compute
 from arena.tournament.results.store import (
@@ -43,6 +39,10 @@ from arena.tournament.results.store import (
     write_failure,
 )
 from arena.tournament.results.strikes import StrikeBook, forfeit_record
+from arena.tournament.run.dirlock import lock_directory
+from arena.tournament.run.progress import Progress
+from arena.tournament.workers.executors import Executor, open_executor
+from arena.tournament.workers.local import Outcome
 from arena.tournament.workers.worker import LOG_SUFFIX, MatchRecord
 
 log = logging.getLogger(__name__)

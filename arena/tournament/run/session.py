@@ -12,7 +12,6 @@ from pathlib import Path
 
 from arena.launch.sandbox.sandbox import MachineError
 from arena.tournament.plan.config import TournamentConfig
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.plan.errors import TournamentError
 from arena.tournament.results.formats import first_round_counts, plan_for
 from arena.tournament.results.standings import Standings
@@ -24,6 +23,7 @@ from arena.tournament.results.store import (
     is_write_failure,
     write_failure,
 )
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 

@@ -21,8 +21,8 @@ import zmq
 
 from arena.tournament.plan.config import BotEntry
 from arena.tournament.plan.errors import TournamentError
-from arena.tournament.workers.local import PREFETCH, Outcome
 from arena.tournament.plan.schedule import MatchTask
+from arena.tournament.workers.local import PREFETCH, Outcome
 from arena.tournament.workers.worker import MatchRecord, MatchRunner, RunnerPlan
 
 log = logging.getLogger(__name__)

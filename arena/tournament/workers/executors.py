@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from arena.tournament.plan.config import BotEntry, TournamentConfig
 from arena.tournament.plan.errors import TournamentError
-from arena.tournament.workers.local import LocalExecutor, Outcome
 from arena.tournament.plan.schedule import MatchTask
+from arena.tournament.workers.local import LocalExecutor, Outcome
 from arena.tournament.workers.worker import RunnerPlan
 
 if TYPE_CHECKING:

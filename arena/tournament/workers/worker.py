@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 from arena.clock import ClockSettings
 from arena.games import get_game
 from arena.launch.processes import launcher
-from arena.launch.specs.botspec import BotKind, BotSpec
 from arena.launch.processes.process import Limits, MachineError
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import BotKind, BotSpec
 from arena.logs.matchlog import LogWriter, NullLog
 from arena.match.hub import Hub
 from arena.match.matchid import PROCESS_KEY

@@ -1,4 +1,4 @@
-"""The upload reader: tar in every compression and zip, every size bounded before it is allocated, links never followed."""
+"""The upload reader: tar in every compression and zip, every size bounded before allocation, links never followed."""
 
 from __future__ import annotations
 

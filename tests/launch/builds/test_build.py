@@ -1,4 +1,4 @@
-"""Builds in bubblewrap: the upload unpacked, built and collected in the sandbox, the folder created by the host, every limit hit."""
+"""Builds in bubblewrap: upload unpacked, built, collected in the sandbox, folder made by the host, every limit hit."""
 
 from __future__ import annotations
 

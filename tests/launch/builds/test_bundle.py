@@ -1,4 +1,4 @@
-"""A built folder's stream: packed without following anything, created by the host anew, every name, count and size checked."""
+"""A built folder's stream: packed following nothing, created by the host anew, every name, count and size checked."""
 
 from __future__ import annotations
 

@@ -19,7 +19,6 @@ import pytest
 from arena.clock import ClockSettings
 from arena.games.arrows.rules import setup_to_pairs
 from arena.launch.pascal import pascal
-from arena.launch.specs.botspec import BotSpecError, parse_bot_spec
 from arena.launch.pascal.pascal import (
     CACHE_ENV,
     COMPILE_ENV,
@@ -30,9 +29,10 @@ from arena.launch.pascal.pascal import (
     run_compiler,
     unit_name,
 )
-from arena.launch.specs.plugins import bots_for
 from arena.launch.processes.process import LaunchError
 from arena.launch.sandbox.sandbox import Sandbox, SandboxError, resolve_sandbox
+from arena.launch.specs.botspec import BotSpecError, parse_bot_spec
+from arena.launch.specs.plugins import bots_for
 from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.outcomes import FAILURES

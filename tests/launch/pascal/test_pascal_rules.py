@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena.launch.pascal.pascal import _check_static_data
-from arena.launch.specs.pascal_source import ObjectFileError, contest_problem, static_data_size
 from arena.launch.processes.process import LaunchError
+from arena.launch.specs.pascal_source import ObjectFileError, contest_problem, static_data_size
 from tests.helpers import ROOT, require
 
 EXAMPLE = ROOT / "bots" / "examples" / "territory.pas"
@@ -77,7 +77,8 @@ def test_more_than_50_kb_of_static_data_is_refused_at_launch(tmp_path: Path) -> 
     big = tmp_path / "territory.pas"
     big.write_text(text.replace("implementation\n", "implementation\n\nvar ballast: array[0..30000] of integer;\n", 1),
                    encoding="latin-1")
-    out = arena("match", "arrows", f"pascal:{big}", "greedy", "--seed", "3", "--json", "--log", str(tmp_path / "b.msgpack"))
+    out = arena("match", "arrows", f"pascal:{big}", "greedy", "--seed", "3", "--json",
+                "--log", str(tmp_path / "b.msgpack"))
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["reason"] == "crash" and result["offender"] == 0
@@ -117,5 +118,6 @@ def test_a_broken_object_file_is_one_line_error_and_refuses_the_module(tmp_path:
         assert "\n" not in str(caught.value)
     (tmp_path / "units").mkdir()
     (tmp_path / "units" / "m.o").write_bytes((kept / "section-table-cut").read_bytes())
-    with pytest.raises(LaunchError, match=r"^m\.pas: the compiled module's object file cannot be read \(.*\); refused$"):
+    with pytest.raises(LaunchError,
+                       match=r"^m\.pas: the compiled module's object file cannot be read \(.*\); refused$"):
         _check_static_data(tmp_path, "m", "m.pas")

@@ -6,9 +6,9 @@ import sys
 import time
 from pathlib import Path
 
-from arena.launch.specs.botspec import parse_bot_spec
 from arena.launch.processes.process import BotProcess
 from arena.launch.sandbox.sandbox import Sandbox
+from arena.launch.specs.botspec import parse_bot_spec
 
 
 def started(tmp_path: Path, source: str) -> BotProcess:

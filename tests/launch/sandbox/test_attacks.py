@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 
 from arena.clock import ClockSettings
-from arena.launch.sandbox import procmask, sandbox, uids
-from arena.launch.specs.botspec import Wire
 from arena.launch.processes.process import Limits
+from arena.launch.sandbox import procmask, sandbox, uids
 from arena.launch.sandbox.sandbox import Sandbox
 from arena.launch.sandbox.uids import pool_range
+from arena.launch.specs.botspec import Wire
 from arena.logs.matchlog import read_log
 from arena.match.result import MatchResult
 from tests.helpers import FIXTURES, ROOT, alive, ancestors, require, run
@@ -230,7 +230,7 @@ def test_bot_runs_as_its_own_uid_without_capabilities(tmp_path: Path, mode: Sand
     log = tmp_path / "m.msgpack"
     result, _ = run("blocking", [f"stdio:{SYSTEM_PYTHON} {probe}", victim(mode)], BOARD, log=log, sandbox=mode)
     honest_bot_unharmed(result)
-    line = next(l for l in read_log(log).output[0].splitlines() if l.startswith("IDS"))
+    line = next(text for text in read_log(log).output[0].splitlines() if text.startswith("IDS"))
     _, uid, gid, groups, cap_eff, cap_bnd, no_new_privs = line.split()
     assert int(uid) in pool_range() and gid == uid and groups == "[]", line
     assert cap_eff == cap_bnd == "0000000000000000" and no_new_privs == "1", line

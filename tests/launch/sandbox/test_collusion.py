@@ -27,7 +27,6 @@ from pathlib import Path
 import pytest
 
 from arena.launch.processes import cgroups
-
 from arena.launch.sandbox import procmask, sandbox
 from arena.launch.sandbox.sandbox import Sandbox
 from arena.logs.matchlog import read_log

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.launch.sandbox import folders
-from arena.launch.specs.botspec import parse_bot_spec
 from arena.launch.processes.process import PROJECT_ROOT, BotProcess, LaunchError, preflight
+from arena.launch.sandbox import folders
 from arena.launch.sandbox.sandbox import Sandbox, resolve_sandbox, unreachable
 from arena.launch.sandbox.uids import pool_range
+from arena.launch.specs.botspec import parse_bot_spec
 from arena.logs.matchlog import read_log
 from tests.helpers import ROOT, require, run
 from tests.launch.sandbox.test_attacks import BOARD, needs_root
@@ -125,11 +125,11 @@ def test_a_file_spec_names_its_folder_at_parse_time(entrant: Path) -> None:
 
 def test_words_into_the_folder_are_rewritten_and_others_kept(entrant: Path) -> None:
     argv = ("/usr/bin/python3", "-m", "protocol.run", "--stdio", f"{entrant}/bot.py:Probe", "--options-json",
-            '{"path": "%s/x"}' % entrant, f"--weights={entrant}/weights.txt", str(entrant), "/etc/hostname",
+            f'{{"path": "{entrant}/x"}}', f"--weights={entrant}/weights.txt", str(entrant), "/etc/hostname",
             f"{entrant}-other/bot.py")
     assert folders.rewrite(argv, str(entrant), "/bot") == (
         "/usr/bin/python3", "-m", "protocol.run", "--stdio", "/bot/bot.py:Probe", "--options-json",
-        '{"path": "%s/x"}' % entrant, "--weights=/bot/weights.txt", "/bot", "/etc/hostname",
+        f'{{"path": "{entrant}/x"}}', "--weights=/bot/weights.txt", "/bot", "/etc/hostname",
         f"{entrant}-other/bot.py")
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.launch.sandbox import uids
-from arena.launch.specs.botspec import parse_bot_spec
 from arena.launch.processes.process import BotProcess, Limits, MachineError
+from arena.launch.sandbox import uids
 from arena.launch.sandbox.sandbox import Sandbox, check_sandbox
+from arena.launch.specs.botspec import parse_bot_spec
 from arena.match.hub import Hub
 from arena.match.onematch import launch_player
 from arena.tournament.plan.config import ConfigError, config_from_data

@@ -1,4 +1,4 @@
-"""uid mode's box (arena.launch.sandbox.uidbox): what a bot sees through the whole launch chain, and the machine unchanged."""
+"""uid mode's box (arena.launch.sandbox.uidbox): what a bot sees through the whole launch chain; machine unchanged."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Collusion on a contest server: a real `arena serve`, two uploaded colluders, the ladder, `arena integrity`, the admin page.
+"""Collusion on a contest server: a real `arena serve`, two uploaded colluders, ladder, `arena integrity`, admin page.
 
 The thrower and its partner (tests/fixtures/handshake_colluder.py, uploaded as students would) play the
 ladder against the reference bots on a 6 x 6 Blocking board, and each asks for test games

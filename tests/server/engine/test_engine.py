@@ -12,8 +12,8 @@ from pathlib import Path
 from arena.server.engine.engine import Engine
 from arena.server.state.config import load_server_config
 from arena.server.state.db import Database, GameKind, GameStatus, now
-from arena.tournament.workers.local import Outcome
 from arena.tournament.plan.schedule import MatchTask
+from arena.tournament.workers.local import Outcome
 from arena.tournament.workers.worker import MatchRecord
 from tests.helpers import require
 from tests.server.server import make_server, wait_for

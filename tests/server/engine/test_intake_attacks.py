@@ -1,4 +1,4 @@
-"""Real attackers against the upload intake of a real `arena serve` (root, bubblewrap): each attack fails, nothing leaks.
+"""Real attackers against the upload intake of a real `arena serve` (root, bubblewrap): every attack fails, none leaks.
 
 The build that injects its own bytes into its result stream, a tar with a symlink chain
 longer than PATH_MAX and hard links to the server's state files (CVE-2025-4517's shape:
@@ -66,7 +66,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def snapshot(server: Server) -> dict[str, tuple[int, ...]]:
-    """Every entry under the test's folder: (inode, mode, links) and, unless the server changes it itself, size and time."""
+    """Every entry under the test's folder: (inode, mode, links) and, unless the server changes it, size and time."""
     found = {}
     for root, folders, files in os.walk(server.directory):
         for name in folders + files:
@@ -82,7 +82,7 @@ def snapshot(server: Server) -> dict[str, tuple[int, ...]]:
 
 
 def changed_outside(before: dict[str, tuple[int, ...]], after: dict[str, tuple[int, ...]], own: str) -> list[str]:
-    """What changed, appeared or went away outside the entrant's own folder (own, its parents) and the server's files."""
+    """What changed, appeared or went away outside the entrant's folder (own, its parents) and the server's files."""
     problems = [f"changed: {path}" for path in before if path in after and before[path] != after[path]]
     problems += [f"gone: {path}" for path in before if path not in after]
     problems += [f"new: {path}" for path in after if path not in before and not MUTABLE.match(path)
@@ -118,7 +118,8 @@ def manifest(build: str, run: str = "./never-runs") -> bytes:
 # --- 1. the build that injects into its own result stream ----------------------------------
 
 
-OLD_BUILD = 'cat > a.py; exec 0</dev/null; sh -c "$1" 1>&2 || exit $?; exec tar -cf - .'  # the result's holder: the build's uid
+# The result's holder: the build's uid.
+OLD_BUILD = 'cat > a.py; exec 0</dev/null; sh -c "$1" 1>&2 || exit $?; exec tar -cf - .'
 
 
 def test_control_injection_succeeds_where_a_process_of_the_builds_uid_holds_the_result() -> None:
@@ -179,7 +180,8 @@ def test_a_tar_with_a_long_symlink_chain_and_hard_links_to_the_state_never_escap
                            "../PLANTED-BY-ENTRANT", {"arena.toml": manifest("true")})
     before = snapshot(server)
     for name, data in (("chain.tar", crafted), ("chain.tar.xz", lzma.compress(crafted)),
-                       ("link.zip", zip_of({"arena.toml": manifest("true")}, {"tok": str(server.state / "admin.token")}))):
+                       ("link.zip", zip_of({"arena.toml": manifest("true")},
+                                           {"tok": str(server.state / "admin.token")}))):
         answer = server.submit("chain", name, data)
         error = answer.json()["error"]
         assert answer.status_code == 422 and "link or special file" in error and "\n" not in error, answer.text

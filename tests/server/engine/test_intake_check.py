@@ -1,4 +1,4 @@
-"""The intake's check of an upload: its reader in the sandbox answers; its limits and the machine's failures become statuses."""
+"""The intake's check of an upload: its sandboxed reader answers; its limits and machine failures become statuses."""
 
 from __future__ import annotations
 

@@ -193,9 +193,9 @@ def test_a_listen_address_that_cannot_be_bound_stops_the_server_in_one_line(tmp_
 
 
 def test_the_finals_take_remote_entrants_only_when_the_config_says(tmp_path: Path) -> None:
+    from arena.server.engine.finals import freeze_field
     from arena.server.state.config import server_config_from_data
     from arena.server.state.db import Database, Status
-    from arena.server.engine.finals import freeze_field
 
     for finals in (False, True):
         config = server_config_from_data({"game": "blocking", "sandbox": "none", "directory": f"state-{finals}",
@@ -238,8 +238,9 @@ def test_with_finals_true_a_connected_remote_entrant_plays_the_finals(
         info = server.get("/api/remote").json()
         (keys / "server.key").write_text(f'metadata\ncurve\n    public-key = "{info["server_key"]}"\n')
         processes.append(subprocess.Popen(
-            [sys.executable, "-m", "protocol.run", "--connect", info["listen"], "--server-key", str(keys / "server.key"),
-             "--key", str(keys / "ada.key_secret"), "arena.games.blocking.bots.simple:SequentialBot"], cwd=ROOT,
+            [sys.executable, "-m", "protocol.run", "--connect", info["listen"],
+             "--server-key", str(keys / "server.key"), "--key", str(keys / "ada.key_secret"),
+             "arena.games.blocking.bots.simple:SequentialBot"], cwd=ROOT,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True))
         assert server.settled("ada", number, timeout=120)["status"] == "active"
         assert server.settled("bob", bob, timeout=120)["status"] == "active"

@@ -1,4 +1,4 @@
-"""The intake's fuzz targets (bench/fuzz/intake_*.py): each seed answered rightly in process, and a short fuzzing run of each."""
+"""The intake's fuzz targets (bench/fuzz/intake_*.py): each seed answered rightly in process; a short fuzz run each."""
 
 from __future__ import annotations
 

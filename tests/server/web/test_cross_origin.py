@@ -1,4 +1,4 @@
-"""Cross-site requests on a real `arena serve`: every route that changes something attacked over HTTP, and from Chromium.
+"""Cross-site requests on a real `arena serve`: every route that changes something, attacked over HTTP, from Chromium.
 
 Each state-changing route is sent the request that would succeed (the session cookie, the
 form's right CSRF token, a valid body) as a page of another origin would send it, one sign at

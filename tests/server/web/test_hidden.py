@@ -47,7 +47,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     require("bwrap")
     server = make_server(tmp_path_factory.mktemp("hidden"), max_games=6)
     text = server.config.read_text().replace('game = "blocking"', 'game = "goofspiel"')
-    text = text.replace('references = ["random", "maxblock", "perfect"]', 'references = ["random", { spec = "random", name = "random-b", options = { seed = 5 } }]')
+    text = text.replace('references = ["random", "maxblock", "perfect"]',
+                        'references = ["random", { spec = "random", name = "random-b", options = { seed = 5 } }]')
     text = text.replace("fixed = { rows = 5, cols = 6 }", f"fixed = {{ cards = {CARDS} }}")
     server.config.write_text(text.replace("budget_ms = 3000", 'budget_ms = 8000\nmode = "cpu"'))
     server.add("alice", "bob")

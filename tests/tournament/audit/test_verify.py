@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena.logs.signing import key_id
-from arena.tournament.plan.config import config_from_data
 from arena.tournament.audit.verify import config_fingerprint
+from arena.tournament.plan.config import config_from_data
 from tests.helpers import badbot
 from tests.tournament.helpers import cli, write_config
 

@@ -131,4 +131,5 @@ def test_a_bad_reveal_names_is_one_line_at_the_command_line(tmp_path: Path) -> N
                                                  "reveal_names": "yes"})
     done = cli("tournament", str(config), "--out", str(tmp_path / "out"), "--quiet")
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [f"arena tournament: error: {config}: reveal_names: must be true or false, got a string ('yes')"]
+    assert done.stderr.strip().splitlines() == [f"arena tournament: error: {config}: reveal_names: "
+                                                "must be true or false, got a string ('yes')"]

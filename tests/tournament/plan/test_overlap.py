@@ -11,8 +11,8 @@ import pytest
 
 from arena.logs.matchlog import read_log
 from arena.tournament.plan.config import ConfigError, config_from_data, load_config
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.plan.errors import TournamentError
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 from tests.helpers import FIXTURES, ROOT, require
 from tests.launch.sandbox.test_attacks import SYSTEM_PYTHON, needs_root
 from tests.tournament.helpers import write_config

@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from arena.tournament.plan.config import config_from_data
-from arena.tournament.results.formats import plan_for
 from arena.tournament.plan.schedule import build_schedule, derive_seed, match_id, seat_counts
+from arena.tournament.results.formats import plan_for
 
 
 def test_schedule_is_deterministic_with_stable_ids() -> None:

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from arena.tournament.plan.config import load_config
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.plan.errors import TournamentError
 from arena.tournament.results.store import STORE_NAME, ResultsStore, StoreError, StoreWriteError
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 from tests.tournament.helpers import cli, integrity, write_config
 
 HINT = "free some space and run again with --resume"

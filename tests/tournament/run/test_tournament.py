@@ -13,9 +13,9 @@ from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.outcomes import FAILURES
 from arena.tournament.plan.config import config_from_data
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.results.formats import plan_for
 from arena.tournament.results.store import ResultsStore, StoreError
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 from tests.helpers import badbot
 from tests.tournament.helpers import (
     cli,
@@ -152,8 +152,8 @@ def test_rerun_needs_resume_and_resume_of_a_finished_run_plays_nothing(tmp_path:
     assert again.returncode == 2 and "--resume" in again.stderr
     resumed = cli("tournament", str(config), "--out", str(out), "--resume")
     assert resumed.returncode == 0 and "2/2 matches (complete" in resumed.stdout
-    assert f"results: {out / 'standings.md'}  (arena verify {out}; arena view {out}: the report page with every match)" \
-        in resumed.stdout
+    assert (f"results: {out / 'standings.md'}  (arena verify {out}; arena view {out}: "
+            "the report page with every match)") in resumed.stdout
     other = write_config(tmp_path / "o.toml", {"game": "blocking", "bots": ["random", "maxblock"]})
     clash = cli("tournament", str(other), "--out", str(out), "--resume", "--quiet")
     assert clash.returncode == 2 and "differs from this one in" in clash.stderr

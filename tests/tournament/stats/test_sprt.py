@@ -31,8 +31,8 @@ from arena.tournament.stats.sprt import (
 )
 
 
-def tri(w: int, l: int, d: int) -> Trinomial:
-    return Trinomial(wins=w, draws=d, losses=l)
+def tri(w: int, lost: int, d: int) -> Trinomial:
+    return Trinomial(wins=w, draws=d, losses=lost)
 
 
 def penta(ll: int, ld: int, wl: int, dd: int, wd: int, ww: int) -> Pentanomial:

@@ -12,16 +12,16 @@ from arena.tournament.plan.config import ConfigError, config_from_data
 from tests.match.test_remote import SETUP, Keys, clients, finish, free_endpoint, keys, start  # noqa: F401 - fixtures
 
 
-def config(endpoint: str, keys: Keys, out: Path) -> dict[str, object]:
+def config(endpoint: str, key_files: Keys, out: Path) -> dict[str, object]:
     return {"name": "remote", "game": "blocking", "bots": ["remote:alice", "maxblock", "random"],
             "games_per_pairing": 2, "setups": {"fixed": SETUP}, "sandbox": "none", "output": str(out),
             "clock": {"budget_ms": 5000, "startup_ms": 5000}, "concurrency": 2,
-            "remote": {"listen": endpoint, "allow": [str(keys.public("alice"))],
-                       "server_key": str(keys.secret("referee")), "network_grace_ms": 200}}
+            "remote": {"listen": endpoint, "allow": [str(key_files.public("alice"))],
+                       "server_key": str(key_files.secret("referee")), "network_grace_ms": 200}}
 
 
-def test_a_remote_bot_from_spec_alone_plays_a_tournament(tmp_path: Path, keys: Keys,
-                                                          clients: list[subprocess.Popen[str]]) -> None:
+def test_a_remote_bot_from_spec_alone_plays_a_tournament(
+        tmp_path: Path, keys: Keys, clients: list[subprocess.Popen[str]]) -> None:  # noqa: F811 - pytest fixtures
     endpoint = free_endpoint()
     bot = start(clients, endpoint, keys, "play")
     result = run_tournament(config(endpoint, keys, tmp_path / "out"))
@@ -37,8 +37,8 @@ def test_a_remote_bot_from_spec_alone_plays_a_tournament(tmp_path: Path, keys: K
     ({"remote": {"listen": "tcp://127.0.0.1:1", "allow": []}}, "remote:alice: remote.allow lists no key alice.key"),
     ({"remote": {"listen": "tcp://127.0.0.1:1", "allow": ["nope.key"]}}, "remote.allow: cannot read key file"),
 ])
-def test_bad_remote_tables_are_one_line_errors(tmp_path: Path, keys: Keys, change: dict[str, object],
-                                               says: str) -> None:
+def test_bad_remote_tables_are_one_line_errors(tmp_path: Path, keys: Keys,  # noqa: F811 - pytest fixture
+                                               change: dict[str, object], says: str) -> None:
     data = config("tcp://127.0.0.1:1", keys, tmp_path) | change
     if data["remote"] is None:
         del data["remote"]
@@ -47,6 +47,6 @@ def test_bad_remote_tables_are_one_line_errors(tmp_path: Path, keys: Keys, chang
     assert "\n" not in str(caught.value)
 
 
-def test_remote_bots_play_on_the_local_executor_only(tmp_path: Path, keys: Keys) -> None:
+def test_remote_bots_play_on_the_local_executor_only(tmp_path: Path, keys: Keys) -> None:  # noqa: F811 - pytest fixture
     with pytest.raises(ArenaError, match="local executor"):
         run_tournament(config("tcp://127.0.0.1:1", keys, tmp_path / "out"), executor="dask")

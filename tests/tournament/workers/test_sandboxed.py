@@ -17,8 +17,8 @@ from arena.logs.matchlog import read_log
 from arena.logs.replay import verify
 from arena.outcomes import FAILURES
 from arena.tournament.plan.config import config_from_data
-from arena.tournament.run.coordinator import Coordinator, RunOptions
 from arena.tournament.results.standings import Standings
+from arena.tournament.run.coordinator import Coordinator, RunOptions
 from tests.helpers import FIXTURES, ROOT, require
 from tests.launch.sandbox.test_attacks import SYSTEM_PYTHON, bot_uid_processes, needs_root
 from tests.test_examples import EXAMPLES, cbot  # noqa: F401 - the session fixture building the C bot

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.workers import worker
 from arena.tournament.plan.config import config_from_data
-from arena.tournament.workers.executors import make_plan
 from arena.tournament.results.formats import plan_for
+from arena.tournament.workers import worker
+from arena.tournament.workers.executors import make_plan
 from arena.tournament.workers.worker import MatchRunner
 from tests.helpers import alive
 

@@ -7,7 +7,8 @@ board element with data-key), `expected(state)` computes the same shape from the
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from arena.games import State
 

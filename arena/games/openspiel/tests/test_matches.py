@@ -1,4 +1,4 @@
-"""OpenSpiel's games through the real referee, with real bot processes: they play, verify, show each seat its own view."""
+"""OpenSpiel's games through the real referee, with real bot processes: they play, verify, show each seat its view."""
 
 from __future__ import annotations
 

@@ -242,8 +242,8 @@ def test_malformed_text_names_the_line(line: int, replacement: str, words: str) 
 
 @pytest.mark.parametrize(
     "keep, words",
-    [(1, "expected M N"), (3, "expected row 0 of player 0"), (8, "expected row 0 of player 1 (yellow blue) after line 8"),
-     (13, "expected the player to move after line 13")],
+    [(1, "expected M N"), (3, "expected row 0 of player 0"),
+     (8, "expected row 0 of player 1 (yellow blue) after line 8"), (13, "expected the player to move after line 13")],
 )
 def test_missing_lines(keep: int, words: str) -> None:
     text = "\n".join(SEED_TEXT.splitlines()[:keep]) + "\n"

@@ -1,1 +1,1 @@
-"""The server's routes, one module an area: public pages, the JSON API, entrants' uploads and test games, logging in, the admin, the server's state."""
+"""The server's routes, a module an area: public pages, JSON API, uploads and test games, login, admin, server state."""
