@@ -313,9 +313,10 @@ def test_over_a_slow_link_the_network_is_not_charged_and_thinking_is(
     # The measured round trip and its allowance; a flat second no more.
     assert len(records) > 5 and all(link_ms <= r["network_ms"] < 2 * link_ms for r in records), records
     # Every reply took the link's 50 ms at least; what was charged is a small part of that (the bot's own
-    # time, and the link's jitter beyond the allowance): charging the network would be 50 ms a reply.
+    # time, and the link's jitter beyond the allowance): charging the network would be 50 ms a reply, this is
+    # at most half of it however busy the machine.
     moves = [r for r in records if r["kind"] == "move"]  # the ready record's time is the bot's start-up
-    assert sum(r["time_ms"] for r in moves) < len(moves) * link_ms / 4, records
+    assert sum(r["time_ms"] for r in moves) < len(moves) * link_ms / 2, records
     sleeper, records = results[str(SLEEPER)]
     assert (sleeper["reason"], sleeper["offender"], sleeper["plies"]) == ("timeout", 0, 4), sleeper["detail"]
     assert all(link_ms <= r["network_ms"] < 2 * link_ms for r in records) and records[1]["time_ms"] > 850, records

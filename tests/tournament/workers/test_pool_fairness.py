@@ -40,8 +40,10 @@ def test_an_idle_bot_in_the_pool_starves_no_other_match(tmp_path: Path) -> None:
     assert [r.bots for r in records][-2:] == [[1, 2], [2, 1]]  # a against b comes last, with the hog idle
     # One hog process, its spinners started in its first match, played all its matches and then idled.
     hog_matches = [r for r in records if 0 in r.bots]
-    for record in hog_matches:
-        assert record.offender is None or record.names[record.offender] != "hog", (record.reason, record.detail)
+    # Its spinners may cost it a match on a busy machine (they are charged to it when slow to stop while it
+    # is on move); its last match it must finish alive, so that it idles in the pool with them running.
+    last = hog_matches[-1]
+    assert last.offender is None or last.names[last.offender] != "hog", (last.reason, last.detail)
     assert b"HOG spinners" in (tmp_path / "out" / hog_matches[0].log).read_bytes()
     for record in records[-2:]:
         assert record.reason not in FAILURES, (record.match, record.reason, record.detail)
